@@ -1,0 +1,155 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
+)
+
+func apikeyCommand(app core.App) *cobra.Command {
+	cmd := &cobra.Command{Use: "apikey", Short: "Issue, list and revoke API keys"}
+	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRevoke(app))
+	return cmd
+}
+
+func apikeyCreate(app core.App) *cobra.Command {
+	var org, scopes, name string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:          "create --org ORG_ID [--scopes catalog:read,catalog:submit] [--name LABEL]",
+		Short:        "Create an API key and print it (shown this once only)",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			granted, err := parseScopes(scopes)
+			if err != nil {
+				return err
+			}
+			if err := migrated(app); err != nil {
+				return err
+			}
+			orgID, err := existingOrg(app, org)
+			if err != nil {
+				return err
+			}
+			key := apikey.New()
+			id, err := store.New(app).CreateClient(orgID, store.NewClient{
+				Name: strings.TrimSpace(name), Scopes: granted, KeyHash: key.Hash, KeyPrefix: key.Shown,
+			})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(c.OutOrStdout(), map[string]any{"id": id, "key": key.Raw})
+			}
+			fmt.Fprintln(c.OutOrStdout(), key.Raw)
+			fmt.Fprintf(c.ErrOrStderr(), "API key %d for organization %s, scopes %s. It is shown only now: store it safely.\n",
+				id, orgID, strings.Join(granted, ","))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&org, "org", "", "the organization id (required)")
+	c.Flags().StringVar(&scopes, "scopes", enrichment.ScopeRead, "comma-separated scopes: "+strings.Join(enrichment.Scopes, ", "))
+	c.Flags().StringVar(&name, "name", "", "a label for the key, e.g. the vendor's name")
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"id":...,"key":...}`)
+	return c
+}
+
+func apikeyList(app core.App) *cobra.Command {
+	var org string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:          "list --org ORG_ID",
+		Short:        "List an organization's API keys (never the keys themselves)",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := migrated(app); err != nil {
+				return err
+			}
+			orgID, err := existingOrg(app, org)
+			if err != nil {
+				return err
+			}
+			clients, err := store.New(app).Clients(orgID)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(c.OutOrStdout(), clients)
+			}
+			w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tNAME\tKEY\tSCOPES\tACTIVE\tLAST USED")
+			for _, cl := range clients {
+				lastUsed := "never"
+				if !cl.LastUsedAt.IsZero() {
+					lastUsed = cl.LastUsedAt.UTC().Format(time.RFC3339)
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%t\t%s\n", cl.ID, cl.Name, cl.KeyPrefix,
+					strings.Join(cl.Scopes, ","), cl.Active, lastUsed)
+			}
+			return w.Flush()
+		},
+	}
+	c.Flags().StringVar(&org, "org", "", "the organization id (required)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON")
+	return c
+}
+
+func apikeyRevoke(app core.App) *cobra.Command {
+	return &cobra.Command{
+		Use:          "revoke KEY_ID",
+		Short:        "Revoke an API key: it is refused (401) from the next request on",
+		Args:         cobra.ExactArgs(1),
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id < 1 {
+				return fmt.Errorf("KEY_ID must be a key's id as apikey list shows it, got %q", args[0])
+			}
+			if err := migrated(app); err != nil {
+				return err
+			}
+			client, err := store.New(app).RevokeClient(id)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no API key with id %d", id)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "Revoked API key %d (%s…) of organization %s.\n", id, client.KeyPrefix, client.Org)
+			return nil
+		},
+	}
+}
+
+// parseScopes reads a comma-separated scope list; unknown scopes are errors.
+func parseScopes(raw string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(raw, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !slices.Contains(enrichment.Scopes, s) {
+			return nil, fmt.Errorf("unknown scope %q (known: %s)", s, strings.Join(enrichment.Scopes, ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--scopes needs at least one scope")
+	}
+	return out, nil
+}

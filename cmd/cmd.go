@@ -1,0 +1,58 @@
+// Package cmd adds the service's subcommands (org, apikey, import, demo) to
+// PocketBase's root command, next to its own serve, superuser and migrate.
+package cmd
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
+)
+
+// Commands returns the service's subcommands, bound to app.
+func Commands(app core.App) []*cobra.Command {
+	return []*cobra.Command{
+		orgCommand(app),
+		apikeyCommand(app),
+		importCommand(app),
+		demoCommand(app),
+	}
+}
+
+// migrated runs pending migrations: PocketBase runs them on serve only.
+func migrated(app core.App) error {
+	if err := app.RunAllMigrations(); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// existingOrg checks an --org value and returns it as an organization.
+func existingOrg(app core.App, raw string) (enrichment.Org, error) {
+	if id, err := strconv.ParseInt(raw, 10, 64); err != nil || id < 1 {
+		return "", fmt.Errorf("--org must be an organization id (a positive number), got %q", raw)
+	}
+	ok, err := store.New(app).OrgExists(enrichment.Org(raw))
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("no organization with id %s (org create makes one)", raw)
+	}
+	return enrichment.Org(raw), nil
+}
+
+// printJSON writes v as one line of JSON.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}

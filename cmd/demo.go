@@ -1,0 +1,150 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/catalog"
+	"github.com/catalog-enrichment/enrichment/catalog/gen"
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/security"
+	"github.com/spf13/cobra"
+)
+
+// Demo fixtures: one organization, its catalog, a superuser for the dashboard.
+const (
+	demoOrgName   = "Demo Outfitters"
+	demoKeyName   = "demo"
+	demoAdminMail = "admin@demo.example"
+)
+
+func demoCommand(app core.App) *cobra.Command {
+	var addr string
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "Serve an embedded demo catalog with a ready API key (data in ./pb_demo)",
+		Long: "Serve an embedded demo catalog with a ready API key (data in ./pb_demo unless --dir says otherwise).\n" +
+			"The catalog is created on the first run and kept; every run prints a fresh API key\n" +
+			"and a fresh dashboard password, and revokes the previous run's key.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := migrated(app); err != nil {
+				return err
+			}
+			org, products, err := demoCatalog(app)
+			if err != nil {
+				return err
+			}
+			key, err := demoKey(app, org)
+			if err != nil {
+				return err
+			}
+			password := security.RandomString(16)
+			if err := demoSuperuser(app, password); err != nil {
+				return err
+			}
+			printDemoBanner(c.OutOrStdout(), addr, app.DataDir(), org, products, key, password)
+			return apis.Serve(app, apis.ServeConfig{HttpAddr: addr})
+		},
+	}
+	c.Flags().StringVar(&addr, "http", "127.0.0.1:8090", "the address to serve on")
+	return c
+}
+
+// demoCatalog returns the demo organization, importing the embedded
+// catalog on the first run.
+func demoCatalog(app core.App) (enrichment.Org, int, error) {
+	st := store.New(app)
+	org, err := st.OrgByName(demoOrgName)
+	if err == nil {
+		n, err := st.CountProducts(org)
+		return org, n, err
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return "", 0, err
+	}
+
+	id, err := st.CreateOrg(demoOrgName)
+	if err != nil {
+		return "", 0, err
+	}
+	org = enrichment.Org(fmt.Sprint(id))
+	r, w := io.Pipe()
+	go func() { w.CloseWithError(gen.Write(w, gen.Demo())) }()
+	res, err := catalog.Import(app, org, r, catalog.Options{})
+	r.Close()
+	if err != nil {
+		return "", 0, fmt.Errorf("import demo catalog: %w", err)
+	}
+	return org, res.ProductsCreated, nil
+}
+
+// demoKey revokes the previous runs' demo keys and issues a new one with
+// every scope.
+func demoKey(app core.App, org enrichment.Org) (string, error) {
+	st := store.New(app)
+	clients, err := st.Clients(org)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range clients {
+		if c.Name == demoKeyName && c.Active {
+			if _, err := st.RevokeClient(c.ID); err != nil {
+				return "", err
+			}
+		}
+	}
+	key := apikey.New()
+	_, err = st.CreateClient(org, store.NewClient{Name: demoKeyName, Scopes: enrichment.Scopes,
+		KeyHash: key.Hash, KeyPrefix: key.Shown})
+	return key.Raw, err
+}
+
+// demoSuperuser creates the dashboard's superuser or resets its password.
+func demoSuperuser(app core.App, password string) error {
+	rec, err := app.FindAuthRecordByEmail(core.CollectionNameSuperusers, demoAdminMail)
+	if err != nil {
+		col, cerr := app.FindCachedCollectionByNameOrId(core.CollectionNameSuperusers)
+		if cerr != nil {
+			return errors.Join(err, cerr)
+		}
+		rec = core.NewRecord(col)
+		rec.SetEmail(demoAdminMail)
+	}
+	rec.SetPassword(password)
+	if err := app.Save(rec); err != nil {
+		return fmt.Errorf("save demo superuser: %w", err)
+	}
+	return nil
+}
+
+func printDemoBanner(w io.Writer, addr, dataDir string, org enrichment.Org, products int, key, password string) {
+	base := "http://" + addr
+	if host, port, err := net.SplitHostPort(addr); err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
+		base = "http://127.0.0.1:" + port
+	}
+	lines := []string{
+		"",
+		fmt.Sprintf("Catalog Enrichment demo: %d products of %q (organization %s), data in %s", products, demoOrgName, org, dataDir),
+		"",
+		"  API:        " + base + "/api/enrichment",
+		"  API key:    " + key,
+		"  Dashboard:  " + base + "/_/   (" + demoAdminMail + " / " + password + ")",
+		"",
+		"Try:",
+		"  curl -s -H 'X-Api-Client-Key: " + key + "' '" + base + "/api/enrichment/products?pageSize=2'",
+		"",
+		"Serving at " + base + " since " + time.Now().Format("15:04:05") + "; Ctrl+C stops.",
+		"",
+	}
+	fmt.Fprintln(w, strings.Join(lines, "\n"))
+}

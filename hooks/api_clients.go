@@ -1,0 +1,18 @@
+package hooks
+
+import (
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// registerAPIClients keeps key hashes out of every records API response,
+// superusers' included (PocketBase unhides hidden fields for them).
+func registerAPIClients(app core.App) {
+	app.OnRecordEnrich("api_clients").Bind(&hook.Handler[*core.RecordEnrichEvent]{
+		Id: "enrichmentHideKeyHash",
+		Func: func(e *core.RecordEnrichEvent) error {
+			e.Record.Hide("keyHash")
+			return e.Next()
+		},
+	})
+}

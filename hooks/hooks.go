@@ -1,0 +1,11 @@
+// Package hooks binds the service's record hooks: side effects of saves made
+// through the dashboard, the records API or Go code alike.
+package hooks
+
+import "github.com/pocketbase/pocketbase/core"
+
+// Register binds every hook of the service to app.
+func Register(app core.App) {
+	registerIDs(app)
+	registerAPIClients(app)
+}

@@ -1,0 +1,68 @@
+package routes
+
+import (
+	"encoding/json/v2"
+	"errors"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/timeparam"
+	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// readJSON decodes the request body into dst: 413 past the route's body
+// limit, 400 for anything that is not JSON of dst's shape.
+func readJSON(e *core.RequestEvent, dst any) error {
+	body, err := io.ReadAll(e.Request.Body)
+	if errors.Is(err, apis.ErrRequestEntityTooLarge) {
+		return apis.ErrRequestEntityTooLarge
+	}
+	if err != nil {
+		return e.BadRequestError("Could not read the request body.", nil)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return e.BadRequestError("The request body must be a JSON object.", nil)
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		var semantic *json.SemanticError
+		if errors.As(err, &semantic) && semantic.JSONPointer != "" {
+			path := strings.ReplaceAll(strings.TrimPrefix(string(semantic.JSONPointer), "/"), "/", ".")
+			return e.BadRequestError("Invalid request body.", validation.Errors{
+				path: validation.NewError("validation_invalid_type", "Has the wrong type."),
+			})
+		}
+		return e.BadRequestError("The request body is not valid JSON.", nil)
+	}
+	return nil
+}
+
+// queryInt reads an optional integer query parameter.
+func queryInt(q url.Values, name string, def int) (int, error) {
+	raw := q.Get(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil {
+		return 0, validation.NewError("validation_not_integer", "must be a whole number")
+	}
+	return n, nil
+}
+
+// queryTime reads an optional time query parameter; zero when absent.
+func queryTime(q url.Values, name string) (time.Time, error) {
+	raw := q.Get(name)
+	if raw == "" {
+		return time.Time{}, nil
+	}
+	t, err := timeparam.Parse(raw)
+	if err != nil {
+		return time.Time{}, validation.NewError("validation_invalid_time", err.Error())
+	}
+	return t, nil
+}

@@ -1,0 +1,77 @@
+// Package routes serves the enrichment API under /api/enrichment. Each
+// resource's file opens with its route table; Register binds them all behind
+// the API-key middleware and answers unknown paths and wrong methods.
+package routes
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// Prefix is the path under which every enrichment route lives.
+const Prefix = "/api/enrichment"
+
+// defaultBodyLimit bounds request bodies of routes that set no limit of
+// their own; larger bodies get 413 before they are read.
+const defaultBodyLimit = 64 << 10
+
+// route is one row of a resource's route table.
+type route struct {
+	Method    string
+	Path      string // below Prefix
+	Scope     string // required scope
+	Handler   func(*core.RequestEvent) error
+	BodyLimit int64 // 0: defaultBodyLimit
+}
+
+// table lists every route of the API; each resource file contributes its own.
+func table() []route {
+	return slices.Concat(templateRoutes, productRoutes)
+}
+
+// Register serves the enrichment API on app.
+func Register(app core.App) {
+	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
+		Id: "enrichmentRoutes",
+		Func: func(se *core.ServeEvent) error {
+			routes := table()
+			g := se.Router.Group(Prefix)
+			g.Bind(requireAPIKey())
+			for _, r := range routes {
+				limit := r.BodyLimit
+				if limit == 0 {
+					limit = defaultBodyLimit
+				}
+				g.Route(r.Method, r.Path, r.Handler).
+					Bind(requireScope(r.Scope), apis.BodyLimit(limit))
+			}
+			// note: no key needed to learn that a path or method does not exist
+			se.Router.Any(Prefix+"/{path...}", func(e *core.RequestEvent) error {
+				return unroutable(e, routes)
+			})
+			return se.Next()
+		},
+	})
+}
+
+// unroutable answers a request that no route took: 405 with Allow when the
+// path exists under another method, 404 otherwise.
+func unroutable(e *core.RequestEvent, routes []route) error {
+	path := strings.TrimPrefix(e.Request.URL.Path, Prefix)
+	var allow []string
+	for _, r := range routes {
+		if r.Path == path {
+			allow = append(allow, r.Method)
+		}
+	}
+	if len(allow) == 0 {
+		return e.NotFoundError("No such endpoint.", nil)
+	}
+	e.Response.Header().Set("Allow", strings.Join(allow, ", "))
+	return e.Error(http.StatusMethodNotAllowed, "Method not allowed; use "+strings.Join(allow, " or ")+".", nil)
+}

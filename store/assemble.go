@@ -1,0 +1,252 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"strings"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
+)
+
+// assemble turns product rows into the API's products with a fixed number of
+// queries whatever the page size: one for the variants of the page's masters,
+// one for the masters of its variants, one for brands, one for options.
+func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Product, error) {
+	out := make([]enrichment.Product, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+
+	var brandIDs, masterIDs, familyHeads []string
+	for _, r := range rows {
+		if r.Brand != "" {
+			brandIDs = append(brandIDs, r.Brand)
+		}
+		if r.VariantMaster != "" {
+			masterIDs = append(masterIDs, r.VariantMaster)
+		} else {
+			familyHeads = append(familyHeads, r.ID)
+		}
+	}
+
+	variants, err := s.variantsOf(org, familyHeads)
+	if err != nil {
+		return nil, err
+	}
+	masterSKUs, err := s.skusByID(org, masterIDs)
+	if err != nil {
+		return nil, err
+	}
+	brands, err := s.brandsByID(org, brandIDs)
+	if err != nil {
+		return nil, err
+	}
+
+	// attributes of the page and of its masters' variants, decoded once
+	stored := make([][]enrichment.StoredAttribute, len(rows))
+	var optionIDs []int64
+	for i, r := range rows {
+		stored[i] = decodeAttributes(r.Attributes)
+		optionIDs = appendOptionIDs(optionIDs, stored[i])
+	}
+	for _, family := range variants {
+		for _, v := range family {
+			optionIDs = appendOptionIDs(optionIDs, v.attributes)
+		}
+	}
+	options, err := s.optionRefs(org, optionIDs)
+	if err != nil {
+		return nil, err
+	}
+
+	for i, r := range rows {
+		p := enrichment.Product{
+			ID:          ParseID(r.ID),
+			SKU:         r.SKU,
+			ExternalID:  r.ExternalID,
+			GTIN:        r.GTIN,
+			Name:        r.Name,
+			Slug:        r.Slug,
+			Description: r.Description,
+			Attributes:  apiAttributes(stored[i], options),
+			Categories:  decodeStrings(r.Categories),
+			Images:      decodeStrings(r.Images),
+			Files:       decodeStrings(r.Files),
+		}
+		if r.AttributeTemplate != "" {
+			id := ParseID(r.AttributeTemplate)
+			p.AttributeTemplateID = &id
+		}
+		if b, ok := brands[r.Brand]; ok {
+			p.Brand = &b
+		}
+		setFamily(&p, r, variants[r.ID], masterSKUs, options)
+		out[i] = p
+	}
+	return out, nil
+}
+
+// setFamily fills the variant fields: a variant names its master's SKU; a
+// master (it lists variant attributes or has variants) gets both lists; a
+// standalone product keeps all three null.
+func setFamily(p *enrichment.Product, r productRow, family []variantRow, masterSKUs map[string]string, options map[int64]enrichment.OptionRef) {
+	if r.VariantMaster != "" {
+		sku := masterSKUs[r.VariantMaster]
+		p.VariantMaster = &sku
+		return
+	}
+	variantAttrs := decodeStrings(r.VariantAttributes)
+	if len(variantAttrs) == 0 && len(family) == 0 {
+		return
+	}
+	variants := make([]enrichment.Variant, len(family))
+	for i, v := range family {
+		variants[i] = enrichment.Variant{
+			ID:         ParseID(v.ID),
+			SKU:        v.SKU,
+			Name:       v.Name,
+			Attributes: apiAttributes(v.attributes, options),
+		}
+	}
+	p.VariantAttributes = &variantAttrs
+	p.Variants = &variants
+}
+
+type variantRow struct {
+	ID            string `db:"id"`
+	SKU           string `db:"sku"`
+	Name          string `db:"name"`
+	Attributes    []byte `db:"attributes"`
+	VariantMaster string `db:"variantMaster"`
+	attributes    []enrichment.StoredAttribute
+}
+
+// variantsOf returns the active variants of the given masters, by master id.
+func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][]variantRow, error) {
+	out := map[string][]variantRow{}
+	if len(masterIDs) == 0 {
+		return out, nil
+	}
+	var rows []variantRow
+	err := s.db().Select("id", "sku", "name", "attributes", "variantMaster").From("products").
+		Where(dbx.HashExp{"organization": string(org), "active": true}).
+		AndWhere(dbx.In("variantMaster", anys(masterIDs)...)).
+		OrderBy("CAST(id AS INTEGER)").All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("load variants: %w", err)
+	}
+	for _, r := range rows {
+		r.attributes = decodeAttributes(r.Attributes)
+		out[r.VariantMaster] = append(out[r.VariantMaster], r)
+	}
+	return out, nil
+}
+
+// skusByID maps product ids to SKUs, inactive products included.
+func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ID  string `db:"id"`
+		SKU string `db:"sku"`
+	}
+	err := s.db().Select("id", "sku").From("products").
+		Where(dbx.HashExp{"organization": string(org)}).
+		AndWhere(dbx.In("id", anys(ids)...)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("load variant masters: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = r.SKU
+	}
+	return out, nil
+}
+
+func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
+	out := map[string]enrichment.Brand{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ID      string `db:"id"`
+		Name    string `db:"name"`
+		Website string `db:"website"`
+		Slug    string `db:"slug"`
+	}
+	err := s.db().Select("id", "name", "website", "slug").From("brands").
+		Where(dbx.HashExp{"organization": string(org)}).
+		AndWhere(dbx.In("id", anys(ids)...)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("load brands: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = enrichment.Brand{ID: ParseID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
+	}
+	return out, nil
+}
+
+// optionRefs loads the template options that attributes link to.
+func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
+	out := map[int64]enrichment.OptionRef{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []optionRow
+	err := s.db().Select(optionColumns...).From("attribute_options").
+		Where(dbx.HashExp{"organization": string(org)}).
+		AndWhere(dbx.In("id", idStrings(ids)...)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("load attribute options: %w", err)
+	}
+	for _, r := range rows {
+		o := r.option()
+		out[o.ID] = enrichment.OptionRef{OptionID: o.ID, Unit: o.Unit, Priority: o.Priority,
+			DataType: o.DataType, ShowOnWebsite: o.ShowOnWebsite}
+	}
+	return out, nil
+}
+
+// apiAttributes renders stored attributes, leaving out empty values and
+// linking those whose option still exists.
+func apiAttributes(stored []enrichment.StoredAttribute, options map[int64]enrichment.OptionRef) []enrichment.Attribute {
+	out := make([]enrichment.Attribute, 0, len(stored))
+	for _, a := range stored {
+		if strings.TrimSpace(a.Detail) == "" {
+			continue
+		}
+		attr := enrichment.Attribute{Attribute: a.Attribute, Detail: a.Detail}
+		if ref, ok := options[a.OptionID]; ok {
+			attr.Option = &ref
+		}
+		out = append(out, attr)
+	}
+	return out
+}
+
+func decodeAttributes(raw []byte) []enrichment.StoredAttribute {
+	var out []enrichment.StoredAttribute
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &out)
+	}
+	return out
+}
+
+func appendOptionIDs(ids []int64, attrs []enrichment.StoredAttribute) []int64 {
+	for _, a := range attrs {
+		if a.OptionID != 0 {
+			ids = append(ids, a.OptionID)
+		}
+	}
+	return ids
+}
+
+func anys(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// ErrNotFound is returned when a looked-up record does not exist (or belongs
+// to another organization, which callers must not be able to tell apart).
+var ErrNotFound = errors.New("not found")
+
+type clientRow struct {
+	ID           string         `db:"id"`
+	Organization string         `db:"organization"`
+	Name         string         `db:"name"`
+	KeyPrefix    string         `db:"keyPrefix"`
+	Scopes       types.JSONRaw  `db:"scopes"`
+	Active       bool           `db:"active"`
+	LastUsedAt   types.DateTime `db:"lastUsedAt"`
+}
+
+var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes", "active", "lastUsedAt"}
+
+func (r clientRow) client() enrichment.Client {
+	return enrichment.Client{
+		ID:         ParseID(r.ID),
+		Org:        enrichment.Org(r.Organization),
+		Name:       r.Name,
+		KeyPrefix:  r.KeyPrefix,
+		Scopes:     decodeStrings(r.Scopes),
+		Active:     r.Active,
+		LastUsedAt: r.LastUsedAt.Time(),
+	}
+}
+
+// ClientByKeyHash finds the API client whose key hashes to keyHash, active or
+// not; ErrNotFound when there is none. It is the one lookup that is not
+// scoped to an organization, because it is what yields the organization.
+func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
+	var row clientRow
+	err := s.db().Select(clientColumns...).From("api_clients").
+		Where(dbx.HashExp{"keyHash": keyHash}).Limit(1).One(&row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return enrichment.Client{}, ErrNotFound
+	}
+	if err != nil {
+		return enrichment.Client{}, fmt.Errorf("find api client by key: %w", err)
+	}
+	return row.client(), nil
+}
+
+// TouchClient records that a client's key was used at now. It writes the
+// column directly: no hooks, and the record's updated time stays put.
+func (s *Store) TouchClient(id int64, now time.Time) error {
+	_, err := s.db().Update("api_clients",
+		dbx.Params{"lastUsedAt": FormatTime(now)},
+		dbx.HashExp{"id": fmt.Sprint(id)}).Execute()
+	if err != nil {
+		return fmt.Errorf("touch api client %d: %w", id, err)
+	}
+	return nil
+}
+
+// Clients lists an organization's API clients, newest last.
+func (s *Store) Clients(org enrichment.Org) ([]enrichment.Client, error) {
+	var rows []clientRow
+	err := s.db().Select(clientColumns...).From("api_clients").
+		Where(dbx.HashExp{"organization": string(org)}).
+		OrderBy("CAST(id AS INTEGER)").All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("list api clients of organization %s: %w", org, err)
+	}
+	out := make([]enrichment.Client, len(rows))
+	for i, r := range rows {
+		out[i] = r.client()
+	}
+	return out, nil
+}
+
+// CreateOrg creates an organization and returns its id.
+func (s *Store) CreateOrg(name string) (int64, error) {
+	rec, err := s.newRecord("organizations")
+	if err != nil {
+		return 0, err
+	}
+	rec.Set("name", name)
+	if err := s.app.Save(rec); err != nil {
+		return 0, fmt.Errorf("create organization: %w", err)
+	}
+	return ParseID(rec.Id), nil
+}
+
+// OrgExists reports whether the organization exists.
+func (s *Store) OrgExists(org enrichment.Org) (bool, error) {
+	var n int
+	err := s.db().Select("COUNT(*)").From("organizations").
+		Where(dbx.HashExp{"id": string(org)}).Row(&n)
+	if err != nil {
+		return false, fmt.Errorf("find organization %s: %w", org, err)
+	}
+	return n > 0, nil
+}
+
+// NewClient is what creating an API client needs; the raw key is not part of
+// it, only its hash.
+type NewClient struct {
+	Name      string
+	Scopes    []string
+	KeyHash   string
+	KeyPrefix string
+}
+
+// CreateClient stores an active API client of org and returns its id.
+func (s *Store) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
+	rec, err := s.newRecord("api_clients")
+	if err != nil {
+		return 0, err
+	}
+	rec.Set("organization", string(org))
+	rec.Set("name", c.Name)
+	rec.Set("scopes", c.Scopes)
+	rec.Set("keyHash", c.KeyHash)
+	rec.Set("keyPrefix", c.KeyPrefix)
+	rec.Set("active", true)
+	if err := s.app.Save(rec); err != nil {
+		return 0, fmt.Errorf("create api client: %w", err)
+	}
+	return ParseID(rec.Id), nil
+}
+
+// RevokeClient deactivates an API client; its key is refused from then on.
+func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
+	rec, err := s.app.FindRecordById("api_clients", fmt.Sprint(id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return enrichment.Client{}, ErrNotFound
+	}
+	if err != nil {
+		return enrichment.Client{}, fmt.Errorf("find api client %d: %w", id, err)
+	}
+	rec.Set("active", false)
+	if err := s.app.Save(rec); err != nil {
+		return enrichment.Client{}, fmt.Errorf("revoke api client %d: %w", id, err)
+	}
+	return enrichment.Client{ID: id, Org: enrichment.Org(rec.GetString("organization")),
+		Name: rec.GetString("name"), KeyPrefix: rec.GetString("keyPrefix"),
+		Scopes: rec.GetStringSlice("scopes")}, nil
+}
+
+func (s *Store) newRecord(collection string) (*core.Record, error) {
+	c, err := s.app.FindCachedCollectionByNameOrId(collection)
+	if err != nil {
+		return nil, fmt.Errorf("collection %s: %w", collection, err)
+	}
+	return core.NewRecord(c), nil
+}
+
+// OrgByName finds the first organization (by id) with the given name.
+func (s *Store) OrgByName(name string) (enrichment.Org, error) {
+	var id string
+	err := s.db().Select("id").From("organizations").Where(dbx.HashExp{"name": name}).
+		OrderBy("CAST(id AS INTEGER)").Limit(1).Row(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("find organization %q: %w", name, err)
+	}
+	return enrichment.Org(id), nil
+}

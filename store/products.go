@@ -1,0 +1,107 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
+)
+
+// productRow is a product as the export reads it: one row per product, JSON
+// columns left raw until the page is assembled.
+type productRow struct {
+	ID                string `db:"id"`
+	SKU               string `db:"sku"`
+	ExternalID        string `db:"externalId"`
+	GTIN              string `db:"gtin"`
+	Name              string `db:"name"`
+	Slug              string `db:"slug"`
+	Description       string `db:"description"`
+	AttributeTemplate string `db:"attributeTemplate"`
+	Brand             string `db:"brand"`
+	Attributes        []byte `db:"attributes"`
+	Categories        []byte `db:"categories"`
+	Images            []byte `db:"images"`
+	Files             []byte `db:"files"`
+	VariantMaster     string `db:"variantMaster"`
+	VariantAttributes []byte `db:"variantAttributes"`
+}
+
+var productColumns = []string{"id", "sku", "externalId", "gtin", "name", "slug", "description", "attributeTemplate", "brand", "attributes", "categories", "images", "files", "variantMaster", "variantAttributes"}
+
+// ExportQuery selects a page of an organization's active products.
+type ExportQuery struct {
+	Page     int       // zero-based
+	PageSize int       // already clamped by the caller
+	Since    time.Time // zero: no filter; else products updated strictly after
+}
+
+// ExportPage returns one page of org's active products in numeric id order,
+// with the total over all pages.
+func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page, error) {
+	where := dbx.And(dbx.HashExp{"organization": string(org), "active": true})
+	if !q.Since.IsZero() {
+		where = dbx.And(where, dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}))
+	}
+
+	var total int
+	if err := s.db().Select("COUNT(*)").From("products").Where(where).Row(&total); err != nil {
+		return enrichment.Page{}, fmt.Errorf("count products of organization %s: %w", org, err)
+	}
+
+	var rows []productRow
+	if int64(q.Page)*int64(q.PageSize) < int64(total) {
+		err := s.db().Select(productColumns...).From("products").Where(where).
+			OrderBy("CAST(id AS INTEGER)").
+			Limit(int64(q.PageSize)).Offset(int64(q.Page) * int64(q.PageSize)).
+			All(&rows)
+		if err != nil {
+			return enrichment.Page{}, fmt.Errorf("export products of organization %s: %w", org, err)
+		}
+	}
+
+	items, err := s.assemble(org, rows)
+	if err != nil {
+		return enrichment.Page{}, err
+	}
+	return enrichment.Page{
+		Items:         items,
+		Page:          q.Page,
+		PageSize:      q.PageSize,
+		TotalElements: total,
+		TotalPages:    (total + q.PageSize - 1) / q.PageSize,
+	}, nil
+}
+
+// ProductsBySKU returns org's active products whose SKU is one of skus, in
+// numeric id order; unknown SKUs are simply absent.
+func (s *Store) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
+	if len(skus) == 0 {
+		return []enrichment.Product{}, nil
+	}
+	values := make([]any, len(skus))
+	for i, sku := range skus {
+		values[i] = sku
+	}
+	var rows []productRow
+	err := s.db().Select(productColumns...).From("products").
+		Where(dbx.HashExp{"organization": string(org), "active": true}).
+		AndWhere(dbx.In("sku", values...)).
+		OrderBy("CAST(id AS INTEGER)").
+		All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("find products of organization %s by sku: %w", org, err)
+	}
+	return s.assemble(org, rows)
+}
+
+// CountProducts counts all of org's products, active or not.
+func (s *Store) CountProducts(org enrichment.Org) (int, error) {
+	var n int
+	err := s.db().Select("COUNT(*)").From("products").Where(dbx.HashExp{"organization": string(org)}).Row(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count products of organization %s: %w", org, err)
+	}
+	return n, nil
+}

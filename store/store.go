@@ -1,0 +1,71 @@
+// Package store is the only place that queries the database on behalf of the
+// API and the command line. Every function that touches tenant data takes the
+// organization first, so a query cannot be written without it.
+package store
+
+import (
+	"encoding/json/v2"
+	"strconv"
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Store runs the service's hand-written queries on one app (or transaction).
+type Store struct {
+	app core.App
+}
+
+// New returns a store on app; pass a transaction's app to stay inside it.
+func New(app core.App) *Store {
+	return &Store{app: app}
+}
+
+// db is the builder for the store's queries: SELECTs go to the read pool,
+// writes to the single writer, or everything to the open transaction.
+func (s *Store) db() dbx.Builder {
+	return s.app.DB()
+}
+
+// Transaction runs fn on a store bound to one write transaction.
+func (s *Store) Transaction(fn func(tx *Store) error) error {
+	return s.app.RunInTransaction(func(txApp core.App) error {
+		return fn(New(txApp))
+	})
+}
+
+// FormatTime renders t the way PocketBase stores dates, so stored dates and
+// bound parameters compare correctly as text (millisecond precision, UTC).
+func FormatTime(t time.Time) string {
+	dt, _ := types.ParseDateTime(t.UTC())
+	return dt.String()
+}
+
+// ParseID reads a numeric record id; the schema guarantees the format.
+func ParseID(id string) int64 {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return n
+}
+
+// idStrings renders numeric ids as the record ids they are stored as.
+func idStrings(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatInt(id, 10)
+	}
+	return out
+}
+
+// decodeStrings reads a JSON string array column; NULL or bad JSON is empty.
+func decodeStrings(raw []byte) []string {
+	var out []string
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &out)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
