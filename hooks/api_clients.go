@@ -11,8 +11,12 @@ func registerAPIClients(app core.App) {
 	app.OnRecordEnrich("api_clients").Bind(&hook.Handler[*core.RecordEnrichEvent]{
 		Id: "enrichmentHideKeyHash",
 		Func: func(e *core.RecordEnrichEvent) error {
+			// note: after Next, which is where PocketBase unhides fields for superusers
+			if err := e.Next(); err != nil {
+				return err
+			}
 			e.Record.Hide("keyHash")
-			return e.Next()
+			return nil
 		},
 	})
 }

@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"strconv"
-
 	"github.com/catalog-enrichment/enrichment/migrations"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
@@ -33,7 +31,7 @@ func registerIDs(app core.App) {
 			if err != nil {
 				return err
 			}
-			e.Record.Id = formatID(id)
+			e.Record.Id = store.FormatID(id)
 			return e.Next()
 		},
 	})
@@ -42,8 +40,4 @@ func registerIDs(app core.App) {
 func hasNumericID(c *core.Collection) bool {
 	f, ok := c.Fields.GetByName("id").(*core.TextField)
 	return ok && f.Pattern == migrations.NumericIDPattern
-}
-
-func formatID(id int64) string {
-	return strconv.FormatInt(id, 10)
 }

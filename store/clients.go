@@ -61,7 +61,7 @@ func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
 func (s *Store) TouchClient(id int64, now time.Time) error {
 	_, err := s.db().Update("api_clients",
 		dbx.Params{"lastUsedAt": FormatTime(now)},
-		dbx.HashExp{"id": fmt.Sprint(id)}).Execute()
+		dbx.HashExp{"id": FormatID(id)}).Execute()
 	if err != nil {
 		return fmt.Errorf("touch api client %d: %w", id, err)
 	}
@@ -137,7 +137,7 @@ func (s *Store) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
 
 // RevokeClient deactivates an API client; its key is refused from then on.
 func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
-	rec, err := s.app.FindRecordById("api_clients", fmt.Sprint(id))
+	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, ErrNotFound
 	}

@@ -49,11 +49,16 @@ func ParseID(id string) int64 {
 	return n
 }
 
+// FormatID renders a numeric id as the record id it is stored as.
+func FormatID(id int64) string {
+	return strconv.FormatInt(id, 10)
+}
+
 // idStrings renders numeric ids as the record ids they are stored as.
 func idStrings(ids []int64) []any {
 	out := make([]any, len(ids))
 	for i, id := range ids {
-		out[i] = strconv.FormatInt(id, 10)
+		out[i] = FormatID(id)
 	}
 	return out
 }

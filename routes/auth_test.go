@@ -1,0 +1,124 @@
+package routes_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tests"
+)
+
+// readRoutes are the catalog:read routes with a valid request each.
+var readRoutes = []struct{ method, url, body string }{
+	{http.MethodGet, "/api/enrichment/attribute-templates", ""},
+	{http.MethodGet, "/api/enrichment/products", ""},
+	{http.MethodPost, "/api/enrichment/products/skus", `{"skus":["SKU-1"]}`},
+}
+
+func TestKeyMiddleware(t *testing.T) {
+	f := fixture.Get(t)
+	var calls []call
+	for _, r := range readRoutes {
+		base := call{method: r.method, url: r.url, body: r.body}
+		add := func(name, key string, status int, content ...string) {
+			c := base
+			c.name, c.key, c.status, c.content = r.method+" "+r.url+": "+name, key, status, content
+			calls = append(calls, c)
+		}
+		add("no key", "", 401, `"status":401`, "X-Api-Client-Key")
+		add("unknown key", "cek_not-a-real-key", 401, `"status":401`, "Invalid or inactive API key.")
+		add("revoked key", f.A.Keys["revoked"], 401, "Invalid or inactive API key.")
+		add("key of the other scope", f.A.Keys["submit"], 403, `"message":"Missing required scope: catalog:read"`, `"status":403`)
+		add("read key", f.A.Keys["read"], 200)
+		add("key with both scopes", f.A.Keys["both"], 200)
+		add("other organization's key", f.B.Keys["read"], 200)
+	}
+	run(t, f, calls)
+}
+
+func TestUnknownPathsAndMethods(t *testing.T) {
+	f := fixture.Get(t)
+	run(t, f, []call{
+		{name: "unknown path without key", url: "/api/enrichment/nope", status: 404, content: []string{`"status":404`}},
+		{name: "unknown path with key", url: "/api/enrichment/products/123", key: f.A.Keys["read"], status: 404},
+		{name: "GET on the POST-only lookup", url: "/api/enrichment/products/skus", key: f.A.Keys["read"], status: 405,
+			content: []string{`"status":405`, "POST"}},
+		{name: "DELETE on the export", method: http.MethodDelete, url: "/api/enrichment/products", status: 405},
+		{name: "POST on templates", method: http.MethodPost, url: "/api/enrichment/attribute-templates", body: "{}", status: 405},
+	})
+}
+
+func TestBodyLimit(t *testing.T) {
+	f := fixture.Get(t)
+	huge := `{"skus":["` + strings.Repeat("x", 70<<10) + `"]}`
+	run(t, f, []call{
+		{name: "lookup body over 64 KiB", method: http.MethodPost, url: "/api/enrichment/products/skus",
+			key: f.A.Keys["read"], body: huge, status: 413},
+	})
+}
+
+func TestLastUsedAt(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	id := f.A.Clients["read"]
+	lastUsed := func() string {
+		var v string
+		err := app.DB().Select("lastUsedAt").From("api_clients").Where(dbx.HashExp{"id": store.FormatID(id)}).Row(&v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	use := func() {
+		if res := request(h, http.MethodGet, "/api/enrichment/attribute-templates", f.A.Keys["read"], ""); res.Code != 200 {
+			t.Fatalf("status %d: %s", res.Code, res.Body)
+		}
+	}
+
+	if v := lastUsed(); v != "" {
+		t.Fatalf("fixture key already used at %s", v)
+	}
+	use()
+	first := lastUsed()
+	if first == "" {
+		t.Fatal("first use not recorded at once")
+	}
+	use()
+	if got := lastUsed(); got != first {
+		t.Errorf("lastUsedAt rewritten within 30 s: %s -> %s", first, got)
+	}
+	stale := store.FormatTime(time.Now().Add(-31 * time.Second))
+	if _, err := app.DB().Update("api_clients", dbx.Params{"lastUsedAt": stale}, dbx.HashExp{"id": store.FormatID(id)}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	use()
+	if got := lastUsed(); got <= stale {
+		t.Errorf("lastUsedAt not refreshed after 30 s: still %s", got)
+	}
+}
+
+func TestKeyHashNeverInRecordsAPI(t *testing.T) {
+	f := fixture.Get(t)
+	for _, url := range []string{
+		"/api/collections/api_clients/records",
+		"/api/collections/api_clients/records/" + store.FormatID(f.A.Clients["read"]),
+	} {
+		s := &tests.ApiScenario{
+			Name: "superuser " + url, Method: http.MethodGet, URL: url, ExpectedStatus: 200,
+			ExpectedContent:    []string{`"keyPrefix":"cek_`},
+			NotExpectedContent: []string{"keyHash", `"organization":""`},
+		}
+		s.TestAppFactory = func(tb testing.TB) *tests.TestApp {
+			app := f.NewApp(tb)
+			s.Headers = map[string]string{"Authorization": fixture.SuperuserToken(tb, app)}
+			return app
+		}
+		s.Test(t)
+	}
+}

@@ -1,0 +1,149 @@
+package routes_test
+
+import (
+	"encoding/json/v2"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tests"
+)
+
+// call is one request of a scenario table.
+type call struct {
+	name    string
+	method  string
+	url     string
+	key     string // sent as X-Api-Client-Key when not empty
+	body    string
+	status  int
+	content []string // substrings of the compact JSON body
+	absent  []string
+	check   func(t testing.TB, app *tests.TestApp, body []byte)
+}
+
+// run plays each call against a fresh copy of the fixture.
+func run(t *testing.T, f *fixture.Fixture, calls []call) {
+	t.Helper()
+	for _, c := range calls {
+		s := tests.ApiScenario{
+			Name:               c.name,
+			Method:             c.method,
+			URL:                c.url,
+			ExpectedStatus:     c.status,
+			ExpectedContent:    c.content,
+			NotExpectedContent: c.absent,
+			TestAppFactory:     func(tb testing.TB) *tests.TestApp { return f.NewApp(tb) },
+		}
+		if s.Method == "" {
+			s.Method = http.MethodGet
+		}
+		if c.body != "" {
+			s.Body = strings.NewReader(c.body)
+		}
+		if c.key != "" {
+			s.Headers = map[string]string{routes.KeyHeader: c.key}
+		}
+		if len(s.ExpectedContent) == 0 && len(s.NotExpectedContent) == 0 {
+			s.NotExpectedContent = []string{"\x00"} // a body is expected; check it below
+		}
+		check := c.check
+		s.AfterTestFunc = func(t testing.TB, app *tests.TestApp, res *http.Response) {
+			if check == nil {
+				return
+			}
+			body, err := io.ReadAll(res.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, app, body)
+		}
+		s.Test(t)
+	}
+}
+
+// decode reads a JSON body into T or fails the test.
+func decode[T any](t testing.TB, body []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	return v
+}
+
+// page is the product envelope as a client decodes it.
+type page struct {
+	Items         []map[string]any `json:"items"`
+	Page          int              `json:"page"`
+	PageSize      int              `json:"pageSize"`
+	TotalElements int              `json:"totalElements"`
+	TotalPages    int              `json:"totalPages"`
+}
+
+func (p page) skus() []string {
+	out := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		out[i], _ = it["sku"].(string)
+	}
+	return out
+}
+
+// sameJSON compares a value with the JSON text it should encode to.
+func sameJSON(t testing.TB, what string, got any, want string) {
+	t.Helper()
+	g, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(g, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &b); err != nil {
+		t.Fatalf("bad expectation for %s: %v", what, err)
+	}
+	ga, _ := json.Marshal(a, json.Deterministic(true))
+	gb, _ := json.Marshal(b, json.Deterministic(true))
+	if string(ga) != string(gb) {
+		t.Errorf("%s:\n got %s\nwant %s", what, ga, gb)
+	}
+}
+
+// handler serves app's router once, for tests that make several requests
+// against the same data.
+func handler(t testing.TB, app *tests.TestApp) http.Handler {
+	t.Helper()
+	r, err := apis.NewRouter(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mux http.Handler
+	err = app.OnServe().Trigger(&core.ServeEvent{App: app, Router: r}, func(e *core.ServeEvent) error {
+		m, err := e.Router.BuildMux()
+		mux = m
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mux
+}
+
+// request makes one request to h with an optional key and JSON body.
+func request(h http.Handler, method, url, key, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set(routes.KeyHeader, key)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
