@@ -60,32 +60,39 @@ func demoCommand(app core.App) *cobra.Command {
 	return c
 }
 
-// demoCatalog returns the demo organization, importing the embedded
-// catalog on the first run.
+// demoCatalog returns the demo organization and its active product count,
+// importing the embedded catalog on the first run.
 func demoCatalog(app core.App) (enrichment.Org, int, error) {
 	st := store.New(app)
 	org, err := st.OrgByName(demoOrgName)
-	if err == nil {
-		n, err := st.CountProducts(org)
-		return org, n, err
+	if errors.Is(err, store.ErrNotFound) {
+		org, err = importDemoCatalog(app)
 	}
-	if !errors.Is(err, store.ErrNotFound) {
+	if err != nil {
 		return "", 0, err
 	}
+	n, err := st.CountActiveProducts(org)
+	return org, n, err
+}
 
-	id, err := st.CreateOrg(demoOrgName)
-	if err != nil {
-		return "", 0, err
-	}
-	org = enrichment.Org(fmt.Sprint(id))
-	r, w := io.Pipe()
-	go func() { w.CloseWithError(gen.Write(w, gen.Demo())) }()
-	res, err := catalog.Import(app, org, r, catalog.Options{})
-	r.Close()
-	if err != nil {
-		return "", 0, fmt.Errorf("import demo catalog: %w", err)
-	}
-	return org, res.ProductsCreated, nil
+// importDemoCatalog creates the demo organization with the embedded
+// catalog, in one transaction: a failed import leaves no empty organization.
+func importDemoCatalog(app core.App) (org enrichment.Org, err error) {
+	err = app.RunInTransaction(func(txApp core.App) error {
+		id, err := store.New(txApp).CreateOrg(demoOrgName)
+		if err != nil {
+			return err
+		}
+		org = enrichment.Org(store.FormatID(id))
+		r, w := io.Pipe()
+		go func() { w.CloseWithError(gen.Write(w, gen.Demo())) }()
+		defer r.Close()
+		if _, err := catalog.Import(txApp, org, r, catalog.Options{}); err != nil {
+			return fmt.Errorf("import demo catalog: %w", err)
+		}
+		return nil
+	})
+	return org, err
 }
 
 // demoKey revokes the previous runs' demo keys and issues a new one with
@@ -134,7 +141,7 @@ func printDemoBanner(w io.Writer, addr, dataDir string, org enrichment.Org, prod
 	}
 	lines := []string{
 		"",
-		fmt.Sprintf("Catalog Enrichment demo: %d products of %q (organization %s), data in %s", products, demoOrgName, org, dataDir),
+		fmt.Sprintf("Catalog Enrichment demo: %d active products of %q (organization %s), data in %s", products, demoOrgName, org, dataDir),
 		"",
 		"  API:        " + base + "/api/enrichment",
 		"  API key:    " + key,

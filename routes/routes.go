@@ -50,10 +50,15 @@ func Register(app core.App) {
 				g.Route(r.Method, r.Path, r.Handler).
 					Bind(requireScope(r.Scope), apis.BodyLimit(limit))
 			}
-			// note: no key needed to learn that a path or method does not exist
-			se.Router.Any(Prefix+"/{path...}", func(e *core.RequestEvent) error {
-				return unroutable(e, routes)
-			})
+			// note: no key needed to learn that a path or method does not exist;
+			// one pattern per method, as an any-method pattern would conflict
+			// with the pages' GET /{path...} (and GET also covers HEAD)
+			for _, method := range []string{http.MethodGet, http.MethodPost,
+				http.MethodPut, http.MethodPatch, http.MethodDelete} {
+				se.Router.Route(method, Prefix+"/{path...}", func(e *core.RequestEvent) error {
+					return unroutable(e, routes)
+				})
+			}
 			return se.Next()
 		},
 	})

@@ -96,10 +96,11 @@ func (s *Store) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.P
 	return s.assemble(org, rows)
 }
 
-// CountProducts counts all of org's products, active or not.
-func (s *Store) CountProducts(org enrichment.Org) (int, error) {
+// CountActiveProducts counts org's active products: what its export holds.
+func (s *Store) CountActiveProducts(org enrichment.Org) (int, error) {
 	var n int
-	err := s.db().Select("COUNT(*)").From("products").Where(dbx.HashExp{"organization": string(org)}).Row(&n)
+	err := s.db().Select("COUNT(*)").From("products").
+		Where(dbx.HashExp{"organization": string(org), "active": true}).Row(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count products of organization %s: %w", org, err)
 	}
