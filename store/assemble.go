@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"encoding/json/v2"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -30,6 +33,9 @@ func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Pr
 		}
 	}
 
+	// note: pages repeat brands and options heavily; each is asked for once
+	brandIDs, masterIDs = unique(brandIDs), unique(masterIDs)
+
 	variants, err := s.variantsOf(org, familyHeads)
 	if err != nil {
 		return nil, err
@@ -55,7 +61,7 @@ func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Pr
 			optionIDs = appendOptionIDs(optionIDs, v.attributes)
 		}
 	}
-	options, err := s.optionRefs(org, optionIDs)
+	options, err := s.optionRefs(org, unique(optionIDs))
 	if err != nil {
 		return nil, err
 	}
@@ -129,10 +135,16 @@ func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][
 		return out, nil
 	}
 	var rows []variantRow
-	err := s.db().Select("id", "sku", "name", "attributes", "variantMaster").From("products").
-		Where(dbx.HashExp{"organization": string(org), "active": true}).
-		AndWhere(dbx.In("variantMaster", anys(masterIDs)...)).
-		OrderBy("CAST(id AS INTEGER)").All(&rows)
+	// note: the index is named because with a long IN list and sampled
+	// statistics SQLite prefers the export index and scans the organization
+	// (400 ms instead of 5 ms for a 500-product page of 100k)
+	err := s.db().NewQuery(`SELECT [[id]], [[sku]], [[name]], [[attributes]], [[variantMaster]]
+		FROM {{products}} INDEXED BY idx_products_variant_master
+		WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[variantMaster]] != ''
+		AND [[variantMaster]] IN (` + placeholders("m", len(masterIDs)) + `)
+		ORDER BY CAST([[id]] AS INTEGER)`).
+		Bind(namedParams(dbx.Params{"org": string(org)}, "m", masterIDs)).
+		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variants: %w", err)
 	}
@@ -241,6 +253,32 @@ func appendOptionIDs(ids []int64, attrs []enrichment.StoredAttribute) []int64 {
 		}
 	}
 	return ids
+}
+
+// unique sorts ids and drops repeats.
+func unique[T cmp.Ordered](ids []T) []T {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// placeholders renders n named parameters {:p0}, {:p1}, ... for an IN list.
+func placeholders(prefix string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("{:" + prefix + strconv.Itoa(i) + "}")
+	}
+	return b.String()
+}
+
+// namedParams adds values to params as prefix0, prefix1, ...
+func namedParams(params dbx.Params, prefix string, values []string) dbx.Params {
+	for i, v := range values {
+		params[prefix+strconv.Itoa(i)] = v
+	}
+	return params
 }
 
 func anys(values []string) []any {
