@@ -1,10 +1,10 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/dbx"
@@ -57,32 +57,26 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 		BySKU:        map[string]StoredProduct{},
 		ByExternalID: map[string]int64{},
 	}
-	where := dbx.HashExp{"organization": string(org)}
-
-	var templates []struct {
-		ID   string `db:"id"`
-		Name string `db:"name"`
+	var options []struct {
+		Template string         `db:"template"`
+		Name     string         `db:"name"`
+		Option   sql.NullString `db:"option"`
+		Attr     sql.NullString `db:"attribute"`
 	}
-	if err := s.db().Select("id", "name").From("attribute_templates").Where(where).All(&templates); err != nil {
+	err := s.db().NewQuery(`SELECT t.[[id]] AS [[template]], t.[[name]], o.[[id]] AS [[option]], o.[[attribute]]
+		FROM {{attribute_templates}} t LEFT JOIN {{attribute_options}} o ON o.[[template]] = t.[[id]]
+		WHERE t.[[organization]] = {:org}`).Bind(dbx.Params{"org": string(org)}).All(&options)
+	if err != nil {
 		return nil, fmt.Errorf("load templates of organization %s: %w", org, err)
 	}
-	byID := make(map[string]*ImportTemplate, len(templates))
-	for _, t := range templates {
-		it := &ImportTemplate{ID: ParseID(t.ID), Options: map[string]int64{}}
-		st.Templates[t.Name] = it
-		byID[t.ID] = it
-	}
-	var options []struct {
-		ID        string `db:"id"`
-		Template  string `db:"template"`
-		Attribute string `db:"attribute"`
-	}
-	if err := s.db().Select("id", "template", "attribute").From("attribute_options").Where(where).All(&options); err != nil {
-		return nil, fmt.Errorf("load template options of organization %s: %w", org, err)
-	}
 	for _, o := range options {
-		if t, ok := byID[o.Template]; ok {
-			t.Options[o.Attribute] = ParseID(o.ID)
+		t := st.Templates[o.Name]
+		if t == nil {
+			t = &ImportTemplate{ID: ParseID(o.Template), Options: map[string]int64{}}
+			st.Templates[o.Name] = t
+		}
+		if o.Option.Valid {
+			t.Options[o.Attr.String] = ParseID(o.Option.String)
 		}
 	}
 
@@ -92,7 +86,8 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 		Website string `db:"website"`
 		Slug    string `db:"slug"`
 	}
-	if err := s.db().Select("id", "name", "website", "slug").From("brands").Where(where).All(&brands); err != nil {
+	err = s.db().Select("id", "name", "website", "slug").From("brands").Where(dbx.HashExp{"organization": string(org)}).All(&brands)
+	if err != nil {
 		return nil, fmt.Errorf("load brands of organization %s: %w", org, err)
 	}
 	for _, b := range brands {
@@ -158,49 +153,22 @@ type ImportOptionRow struct {
 // UpsertImportTemplate creates or updates org's template of t.Name and
 // upserts its options by attribute, leaving other stored options alone.
 func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) error {
-	it, ok := st.Templates[t.Name]
-	if ok {
-		_, err := s.db().Update("attribute_templates",
-			dbx.Params{"active": t.Active, "updated": now},
-			dbx.HashExp{"id": formatID(it.ID), "organization": string(org)}).Execute()
-		if err != nil {
-			return fmt.Errorf("update template %q: %w", t.Name, err)
-		}
-	} else {
-		id, err := NextIDs(s.db(), "attribute_templates", 1)
-		if err != nil {
-			return err
-		}
-		_, err = s.db().Insert("attribute_templates", dbx.Params{
-			"id": formatID(id), "organization": string(org), "name": t.Name, "active": t.Active,
-			"created": now, "updated": now,
-		}).Execute()
-		if err != nil {
-			return fmt.Errorf("insert template %q: %w", t.Name, err)
-		}
-		it = &ImportTemplate{ID: id, Options: map[string]int64{}}
-		st.Templates[t.Name] = it
+	it := st.Templates[t.Name]
+	if it == nil {
+		it = &ImportTemplate{Options: map[string]int64{}}
 	}
-
+	id, err := s.upsertRow(org, "attribute_templates", it.ID, dbx.Params{"name": t.Name, "active": t.Active}, now)
+	if err != nil {
+		return fmt.Errorf("template %q: %w", t.Name, err)
+	}
+	it.ID, st.Templates[t.Name] = id, it
 	for _, o := range t.Options {
-		values := dbx.Params{"unit": o.Unit, "dataType": o.DataType, "priority": o.Priority,
-			"showOnWebsite": o.ShowOnWebsite, "isSearchable": o.IsSearchable, "updated": now}
-		if id, ok := it.Options[o.Attribute]; ok {
-			_, err := s.db().Update("attribute_options", values,
-				dbx.HashExp{"id": formatID(id), "organization": string(org)}).Execute()
-			if err != nil {
-				return fmt.Errorf("update option %q of template %q: %w", o.Attribute, t.Name, err)
-			}
-			continue
-		}
-		id, err := NextIDs(s.db(), "attribute_options", 1)
+		id, err := s.upsertRow(org, "attribute_options", it.Options[o.Attribute], dbx.Params{
+			"template": formatID(it.ID), "attribute": o.Attribute, "unit": o.Unit, "dataType": o.DataType,
+			"priority": o.Priority, "showOnWebsite": o.ShowOnWebsite, "isSearchable": o.IsSearchable,
+		}, now)
 		if err != nil {
-			return err
-		}
-		values["id"], values["organization"], values["template"] = formatID(id), string(org), formatID(it.ID)
-		values["attribute"], values["created"] = o.Attribute, now
-		if _, err := s.db().Insert("attribute_options", values).Execute(); err != nil {
-			return fmt.Errorf("insert option %q of template %q: %w", o.Attribute, t.Name, err)
+			return fmt.Errorf("option %q of template %q: %w", o.Attribute, t.Name, err)
 		}
 		it.Options[o.Attribute] = id
 	}
@@ -210,40 +178,45 @@ func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t Impo
 // UpsertImportBrand creates org's brand of that name or updates its website
 // and slug; a nil website or slug keeps the stored one. It returns the id.
 func (s *Store) UpsertImportBrand(org enrichment.Org, st *ImportState, name string, website, slug *string, now string) (int64, error) {
-	if b, ok := st.Brands[name]; ok {
-		if (website == nil || *website == b.Website) && (slug == nil || *slug == b.Slug) {
-			return b.ID, nil
-		}
-		if website != nil {
-			b.Website = *website
-		}
-		if slug != nil {
-			b.Slug = *slug
-		}
-		_, err := s.db().Update("brands", dbx.Params{"website": b.Website, "slug": b.Slug, "updated": now},
-			dbx.HashExp{"id": formatID(b.ID), "organization": string(org)}).Execute()
-		if err != nil {
-			return 0, fmt.Errorf("update brand %q: %w", name, err)
-		}
+	b := st.Brands[name]
+	if b == nil {
+		b = &ImportBrand{}
+	} else if (website == nil || *website == b.Website) && (slug == nil || *slug == b.Slug) {
 		return b.ID, nil
 	}
-	id, err := NextIDs(s.db(), "brands", 1)
-	if err != nil {
-		return 0, err
-	}
-	b := &ImportBrand{ID: id}
 	if website != nil {
 		b.Website = *website
 	}
 	if slug != nil {
 		b.Slug = *slug
 	}
-	_, err = s.db().Insert("brands", dbx.Params{"id": formatID(id), "organization": string(org),
-		"name": name, "website": b.Website, "slug": b.Slug, "created": now, "updated": now}).Execute()
+	id, err := s.upsertRow(org, "brands", b.ID, dbx.Params{"name": name, "website": b.Website, "slug": b.Slug}, now)
 	if err != nil {
-		return 0, fmt.Errorf("insert brand %q: %w", name, err)
+		return 0, fmt.Errorf("brand %q: %w", name, err)
 	}
-	st.Brands[name] = b
+	b.ID, st.Brands[name] = id, b
+	return id, nil
+}
+
+// upsertRow updates org's record id of table with values, or inserts a
+// record with a new id when id is 0; it returns the id.
+func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx.Params, now string) (int64, error) {
+	values["updated"] = now
+	if id != 0 {
+		_, err := s.db().Update(table, values, dbx.HashExp{"id": formatID(id), "organization": string(org)}).Execute()
+		if err != nil {
+			return 0, fmt.Errorf("update %s %d: %w", table, id, err)
+		}
+		return id, nil
+	}
+	id, err := NextIDs(s.db(), table, 1)
+	if err != nil {
+		return 0, err
+	}
+	values["id"], values["organization"], values["created"] = formatID(id), string(org), now
+	if _, err := s.db().Insert(table, values).Execute(); err != nil {
+		return 0, fmt.Errorf("insert into %s: %w", table, err)
+	}
 	return id, nil
 }
 
@@ -259,165 +232,154 @@ type ImportProductRow struct {
 	VariantAttributes                       *string
 }
 
-// productImportColumns are written by UpsertImportProducts in this order.
-var productImportColumns = []string{"id", "organization", "sku", "externalId", "gtin", "name", "slug",
-	"description", "active", "attributeTemplate", "brand", "variantMaster", "attributes", "categories",
-	"images", "files", "variantAttributes", "created", "updated"}
+// ImportProductWriter upserts product rows of one organization through
+// one prepared single-row statement; Close it when done. note: single rows
+// measured fastest: a multi-row INSERT makes SQLite copy every page it
+// touches into a statement journal, and the driver binds parameters in
+// time quadratic in their number.
+type ImportProductWriter struct {
+	s      *Store
+	org    enrichment.Org
+	now    string
+	stmt   *dbx.Query
+	params dbx.Params
+}
 
-// productUpsertChunk rows go into one INSERT (19 parameters each).
-const productUpsertChunk = 100
+// NewImportProductWriter returns a writer of org's products stamped now.
+func (s *Store) NewImportProductWriter(org enrichment.Org, now string) *ImportProductWriter {
+	return &ImportProductWriter{s: s, org: org, now: now, params: dbx.Params{}}
+}
 
-// UpsertImportProducts writes rows to org's products in multi-row
-// statements: a row whose id exists is updated (all fields but created; an
-// empty externalId keeps the stored one), any other row is inserted.
-func (s *Store) UpsertImportProducts(org enrichment.Org, rows []ImportProductRow, now string) error {
-	for len(rows) > 0 {
-		n := min(len(rows), productUpsertChunk)
-		params := make(dbx.Params, n*len(productImportColumns))
-		for i, r := range rows[:n] {
-			values := []any{formatID(r.ID), string(org), r.SKU, r.ExternalID, r.GTIN, r.Name, r.Slug,
-				r.Desc, r.Active, optionalID(r.Template), optionalID(r.Brand), optionalID(r.VariantMaster),
-				r.Attributes, r.Categories, r.Images, r.Files, nil, now, now}
-			if r.VariantAttributes != nil {
-				values[16] = *r.VariantAttributes
-			}
-			for j, v := range values {
-				params[paramName(i, j)] = v
-			}
+// Write upserts rows: a row whose id exists is updated (all fields but
+// created; an empty externalId keeps the stored one), any other is inserted.
+func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
+	if w.stmt == nil {
+		w.stmt = w.s.db().NewQuery(productUpsertSQL).Prepare()
+	}
+	p := w.params
+	for _, r := range rows {
+		p["id"], p["organization"], p["sku"], p["externalId"] = formatID(r.ID), string(w.org), r.SKU, r.ExternalID
+		p["gtin"], p["name"], p["slug"], p["description"], p["active"] = r.GTIN, r.Name, r.Slug, r.Desc, r.Active
+		p["attributeTemplate"], p["brand"] = optionalID(r.Template), optionalID(r.Brand)
+		p["variantMaster"], p["attributes"], p["categories"] = optionalID(r.VariantMaster), r.Attributes, r.Categories
+		p["images"], p["files"], p["created"], p["updated"] = r.Images, r.Files, w.now, w.now
+		p["variantAttributes"] = nil
+		if r.VariantAttributes != nil {
+			p["variantAttributes"] = *r.VariantAttributes
 		}
-		if _, err := s.db().NewQuery(productUpsertSQL(n)).Bind(params).Execute(); err != nil {
-			return fmt.Errorf("write products of organization %s (SKU %q and on): %w", org, rows[0].SKU, err)
+		if _, err := w.stmt.Bind(p).Execute(); err != nil {
+			return fmt.Errorf("write product %q of organization %s: %w", r.SKU, w.org, err)
 		}
-		rows = rows[n:]
 	}
 	return nil
 }
 
-var upsertSQLCache sync.Map // int → string
+// Close releases the prepared statement.
+func (w *ImportProductWriter) Close() error {
+	if w.stmt == nil {
+		return nil
+	}
+	return w.stmt.Close()
+}
 
-// productUpsertSQL builds (once per size) the upsert of n rows.
-func productUpsertSQL(n int) string {
-	if q, ok := upsertSQLCache.Load(n); ok {
-		return q.(string)
-	}
-	var b strings.Builder
-	b.WriteString("INSERT INTO {{products}} (")
-	for j, c := range productImportColumns {
-		if j > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("[[" + c + "]]")
-	}
-	b.WriteString(") VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(")
-		for j := range productImportColumns {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("{:" + paramName(i, j) + "}")
-		}
-		b.WriteString(")")
-	}
-	b.WriteString(" ON CONFLICT([[id]]) DO UPDATE SET ")
-	for j, c := range productImportColumns[2:] {
+// productUpsertSQL inserts a product row or, when its id exists, updates it.
+var productUpsertSQL = func() string {
+	columns := []string{"id", "organization", "sku", "externalId", "gtin", "name", "slug", "description",
+		"active", "attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images",
+		"files", "variantAttributes", "created", "updated"}
+	var cols, values, set []string
+	for _, c := range columns {
+		cols, values = append(cols, "[["+c+"]]"), append(values, "{:"+c+"}")
 		switch c {
-		case "created":
-			continue
+		case "id", "organization", "created":
 		case "externalId":
-			b.WriteString("[[externalId]] = COALESCE(NULLIF(excluded.[[externalId]], ''), [[products.externalId]])")
+			set = append(set, "[[externalId]] = COALESCE(NULLIF(excluded.[[externalId]], ''), [[products.externalId]])")
 		default:
-			b.WriteString("[[" + c + "]] = excluded.[[" + c + "]]")
-		}
-		if j < len(productImportColumns)-3 {
-			b.WriteString(", ")
+			set = append(set, "[["+c+"]] = excluded.[["+c+"]]")
 		}
 	}
-	// note: never reached by construction (ids come from org's own rows or
-	// the sequence), but a row of another organization is never overwritten
-	b.WriteString(" WHERE [[products.organization]] = excluded.[[organization]]")
-	q := b.String()
-	upsertSQLCache.Store(n, q)
-	return q
-}
-
-func paramName(row, col int) string {
-	return "p" + strconv.Itoa(row) + "_" + strconv.Itoa(col)
-}
+	// note: the WHERE never fails by construction (ids come from org's own
+	// rows or the sequence), but a row of another organization is never overwritten
+	return "INSERT INTO {{products}} (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(values, ", ") +
+		") ON CONFLICT([[id]]) DO UPDATE SET " + strings.Join(set, ", ") +
+		" WHERE [[products.organization]] = excluded.[[organization]]"
+}()
 
 // ImportVariantLink sets product ID's variant master to Master.
 type ImportVariantLink struct{ ID, Master int64 }
 
 // SetImportVariantMasters points org's products at their variant masters.
 func (s *Store) SetImportVariantMasters(org enrichment.Org, links []ImportVariantLink) error {
-	if len(links) == 0 {
+	return s.updateEach(org, "[[variantMaster]] = {:a}", len(links), func(i int) (int64, any, any) {
+		return links[i].ID, formatID(links[i].Master), nil
+	})
+}
+
+// updateEach runs set, an UPDATE's SET clause over {:a} and {:b}, on n of
+// org's products through one prepared statement; row gives the i-th
+// product's id, a and b.
+func (s *Store) updateEach(org enrichment.Org, set string, n int, row func(i int) (id int64, a, b any)) error {
+	if n == 0 {
 		return nil
 	}
-	q := s.db().NewQuery("UPDATE {{products}} SET [[variantMaster]] = {:master} " +
-		"WHERE [[id]] = {:id} AND [[organization]] = {:org}").Prepare()
+	q := s.db().NewQuery("UPDATE {{products}} SET " + set + " WHERE [[id]] = {:id} AND [[organization]] = {:org}").Prepare()
 	defer q.Close()
-	for _, l := range links {
-		_, err := q.Bind(dbx.Params{"master": formatID(l.Master), "id": formatID(l.ID), "org": string(org)}).Execute()
-		if err != nil {
-			return fmt.Errorf("set variant master of product %d: %w", l.ID, err)
+	for i := range n {
+		id, a, b := row(i)
+		if _, err := q.Bind(dbx.Params{"id": formatID(id), "org": string(org), "a": a, "b": b}).Execute(); err != nil {
+			return fmt.Errorf("update product %d of organization %s: %w", id, org, err)
 		}
 	}
 	return nil
 }
 
-// ImportProductAttributes returns the stored attributes JSON of org's products ids.
-func (s *Store) ImportProductAttributes(org enrichment.Org, ids []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(ids))
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
+// RelinkImportProducts rewrites the template and attributes of org's
+// products ids: relink gets a product's stored attributes JSON and returns
+// its template id and new attributes JSON.
+func (s *Store) RelinkImportProducts(org enrichment.Org, ids []int64, relink func(id int64, attributes string) (int64, string)) error {
+	type fix struct {
+		id, template int64
+		attributes   string
+	}
+	var fixes []fix
+	for start := 0; start < len(ids); start += 500 {
 		var rows []struct {
 			ID         string `db:"id"`
 			Attributes string `db:"attributes"`
 		}
 		err := s.db().Select("id", "attributes").From("products").
 			Where(dbx.HashExp{"organization": string(org)}).
-			AndWhere(dbx.In("id", idStrings(ids[:n])...)).All(&rows)
+			AndWhere(dbx.In("id", idStrings(ids[start:min(start+500, len(ids))])...)).All(&rows)
 		if err != nil {
-			return nil, fmt.Errorf("read product attributes of organization %s: %w", org, err)
+			return fmt.Errorf("read product attributes of organization %s: %w", org, err)
 		}
 		for _, r := range rows {
-			out[ParseID(r.ID)] = r.Attributes
-		}
-		ids = ids[n:]
-	}
-	return out, nil
-}
-
-// ImportTemplateFix sets a product's template and re-linked attributes.
-type ImportTemplateFix struct {
-	ID, Template int64
-	Attributes   string
-}
-
-// SetImportProductTemplates applies fixes to org's products.
-func (s *Store) SetImportProductTemplates(org enrichment.Org, fixes []ImportTemplateFix) error {
-	if len(fixes) == 0 {
-		return nil
-	}
-	q := s.db().NewQuery("UPDATE {{products}} SET [[attributeTemplate]] = {:template}, [[attributes]] = {:attributes} " +
-		"WHERE [[id]] = {:id} AND [[organization]] = {:org}").Prepare()
-	defer q.Close()
-	for _, f := range fixes {
-		_, err := q.Bind(dbx.Params{"template": optionalID(f.Template), "attributes": f.Attributes,
-			"id": formatID(f.ID), "org": string(org)}).Execute()
-		if err != nil {
-			return fmt.Errorf("link template of product %d: %w", f.ID, err)
+			template, attributes := relink(ParseID(r.ID), r.Attributes)
+			fixes = append(fixes, fix{ParseID(r.ID), template, attributes})
 		}
 	}
-	return nil
+	return s.updateEach(org, "[[attributeTemplate]] = {:a}, [[attributes]] = {:b}", len(fixes), func(i int) (int64, any, any) {
+		return fixes[i].id, optionalID(fixes[i].template), fixes[i].attributes
+	})
 }
 
 // AnalyzeCatalog refreshes the query planner's statistics of the catalog
-// tables, which a bulk load leaves stale or missing.
-func (s *Store) AnalyzeCatalog() error {
+// tables, which a bulk load leaves stale or missing. It samples (SQLite's
+// analysis_limit) so that its cost does not grow with the tables.
+func (s *Store) AnalyzeCatalog() (err error) {
+	var limit int
+	if err := s.db().NewQuery("PRAGMA analysis_limit").Row(&limit); err != nil {
+		return fmt.Errorf("read analysis_limit: %w", err)
+	}
+	if _, err := s.db().NewQuery("PRAGMA analysis_limit = 1000").Execute(); err != nil {
+		return fmt.Errorf("set analysis_limit: %w", err)
+	}
+	defer func() { // note: a connection setting, so put it back
+		_, resetErr := s.db().NewQuery("PRAGMA analysis_limit = " + strconv.Itoa(limit)).Execute()
+		if err == nil && resetErr != nil {
+			err = fmt.Errorf("reset analysis_limit: %w", resetErr)
+		}
+	}()
 	for _, table := range []string{"products", "brands", "attribute_templates", "attribute_options"} {
 		if _, err := s.db().NewQuery("ANALYZE {{" + table + "}}").Execute(); err != nil {
 			return fmt.Errorf("analyze %s: %w", table, err)

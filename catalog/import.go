@@ -1,0 +1,117 @@
+package catalog
+
+import (
+	"encoding/json/jsontext"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Options tunes an import.
+type Options struct {
+	Progress io.Writer // where to draw a progress bar; nil = quiet
+	Size     int64     // total bytes of the input, for percent/ETA; 0 if unknown
+}
+
+// Result counts what an import stored: the templates, options and distinct
+// brands the file lists, and the products it created and updated.
+type Result struct {
+	Templates       int `json:"templates"`
+	Options         int `json:"options"`
+	Brands          int `json:"brands"`
+	ProductsCreated int `json:"productsCreated"`
+	ProductsUpdated int `json:"productsUpdated"`
+}
+
+// analyzeAfter products written, the planner's statistics are refreshed.
+const analyzeAfter = 1000
+
+// Import loads a catalog file into org, all or nothing.
+//
+// Templates are upserted by name, brands by name, products by externalId
+// within org (by SKU when a product has none). The file is decoded product
+// by product and written in one transaction with raw bulk statements;
+// references that may point forward (templates listed after the products,
+// variant masters listed after their variants) are resolved at the end. A
+// bad file is reported as an *Error and leaves the database unchanged.
+func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result, error) {
+	lr := newLineReader(r)
+	bar := newProgress(opts.Progress, opts.Size)
+	var res Result
+	err := app.RunInTransaction(func(txApp core.App) error {
+		s := store.New(txApp)
+		ok, err := s.OrgExists(org)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("no organization with id %s", org)
+		}
+		im, err := newImporter(s, org)
+		if err != nil {
+			return err
+		}
+		defer im.writer.Close()
+		// decode on another goroutine while this one writes
+		events, done := make(chan event, 4), make(chan struct{})
+		d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
+		go d.run()
+		if err := im.consume(events); err != nil {
+			close(done)
+			for range events { // wait for the decoder to stop
+			}
+			return err
+		}
+		if im.res.ProductsCreated+im.res.ProductsUpdated >= analyzeAfter {
+			if err := s.AnalyzeCatalog(); err != nil {
+				return err
+			}
+		}
+		res = im.res
+		return nil
+	})
+	bar.done(res, err)
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return Result{}, ce
+		}
+		return Result{}, fmt.Errorf("import catalog into organization %s: %w", org, err)
+	}
+	return res, nil
+}
+
+// consume writes what the decoder sends, in file order, then finishes.
+func (im *importer) consume(events <-chan event) error {
+	for ev := range events {
+		switch {
+		case ev.err != nil:
+			return ev.err
+		case ev.hasTemplates:
+			if err := im.writeTemplates(ev.templates, ev.templateLines); err != nil {
+				return err
+			}
+		default:
+			for _, item := range ev.products {
+				if err := im.addProduct(item); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return im.finish()
+}
+
+func fieldPath(i int, field string) string {
+	return fmt.Sprintf("products[%d].%s", i, field)
+}
+
+// now is the created/updated time of everything one import writes.
+func now() string {
+	return store.FormatTime(time.Now())
+}

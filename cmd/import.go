@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/catalog"
+	"github.com/mattn/go-isatty"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
+)
+
+func importCommand(app core.App) *cobra.Command {
+	var org string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "import --org ORG_ID FILE",
+		Short: "Import a catalog file (JSON) into an organization, all or nothing",
+		Long: "Import a catalog file (JSON, see CONTRACT.md) into an organization: templates are\n" +
+			"upserted by name, brands by name, products by externalId (by sku when they have none).\n" +
+			"FILE may be - for standard input. A bad file is refused with the item or line at\n" +
+			"fault, and nothing of it is stored. A progress bar is drawn when stderr is a terminal.",
+		Args:         cobra.ExactArgs(1),
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := migrated(app); err != nil {
+				return err
+			}
+			orgID, err := existingOrg(app, org)
+			if err != nil {
+				return err
+			}
+			in, size, closeIn, err := openCatalog(c, args[0])
+			if err != nil {
+				return err
+			}
+			defer closeIn()
+
+			opts := catalog.Options{Size: size}
+			if f := progressTo(c); f != nil {
+				opts.Progress = f
+			}
+			start := time.Now()
+			res, err := catalog.Import(app, orgID, in, opts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", displayName(args[0]), err)
+			}
+			if asJSON {
+				return printJSON(c.OutOrStdout(), res)
+			}
+			fmt.Fprintf(c.OutOrStdout(),
+				"Imported into organization %s: %d products (%d created, %d updated), %d templates (%d options), %d brands in %s.\n",
+				orgID, res.ProductsCreated+res.ProductsUpdated, res.ProductsCreated, res.ProductsUpdated,
+				res.Templates, res.Options, res.Brands, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&org, "org", "", "the organization id (required)")
+	c.Flags().BoolVar(&asJSON, "json", false,
+		`print the counts as JSON: {"templates":..,"options":..,"brands":..,"productsCreated":..,"productsUpdated":..}`)
+	return c
+}
+
+// openCatalog opens FILE, or standard input for "-", with its size when known.
+func openCatalog(c *cobra.Command, name string) (io.Reader, int64, func(), error) {
+	if name == "-" {
+		return c.InOrStdin(), 0, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("open catalog: %w", err)
+	}
+	var size int64
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	return f, size, func() { f.Close() }, nil
+}
+
+// progressTo returns stderr when it is a terminal, else nil (no progress).
+// note: PocketBase's root command silences cobra's error writer, so this is
+// the process's stderr unless the caller set a file of its own.
+func progressTo(c *cobra.Command) *os.File {
+	f := os.Stderr
+	if w, ok := c.ErrOrStderr().(*os.File); ok {
+		f = w
+	}
+	if isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) {
+		return f
+	}
+	return nil
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
+}

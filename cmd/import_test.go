@@ -1,0 +1,158 @@
+package cmd
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/hooks"
+	_ "github.com/catalog-enrichment/enrichment/migrations"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tests"
+	"github.com/spf13/cobra"
+)
+
+// importRun is one run of the import command as a user would type it.
+type importRun struct {
+	stdout, stderr string
+	err            error
+}
+
+// runImportCommand runs args on a root command holding the import command,
+// as the binary's root does.
+func runImportCommand(app core.App, stdin io.Reader, args ...string) importRun {
+	c := &cobra.Command{Use: "enrichment", SilenceUsage: true}
+	c.AddCommand(importCommand(app))
+	var out, errOut bytes.Buffer
+	c.SetArgs(args)
+	c.SetOut(&out)
+	c.SetErr(&errOut)
+	if stdin != nil {
+		c.SetIn(stdin)
+	}
+	err := c.Execute()
+	return importRun{stdout: out.String(), stderr: errOut.String(), err: err}
+}
+
+// importTestApp is an empty app with the schema, the hooks and one organization.
+func importTestApp(t *testing.T) (*tests.TestApp, string) {
+	t.Helper()
+	app, err := tests.NewTestApp(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Cleanup)
+	hooks.Register(app)
+	id, err := store.New(app).CreateOrg("Acme Retail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app, strconv.FormatInt(id, 10)
+}
+
+func countProducts(t *testing.T, app core.App) int {
+	t.Helper()
+	n, err := app.CountRecords("products")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}
+
+// writeCatalog writes content to a file of the test's temporary folder.
+func writeCatalog(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestImportCommandImportsAndUpdates(t *testing.T) {
+	app, org := importTestApp(t)
+	good := filepath.Join("..", "catalog", "testdata", "good.json")
+
+	r := runImportCommand(app, nil, "import", "--org", org, good)
+	if r.err != nil {
+		t.Fatalf("import: %v\n%s", r.err, r.stderr)
+	}
+	summary := regexp.MustCompile(`^Imported into organization ` + org +
+		`: 5 products \(5 created, 0 updated\), 2 templates \(3 options\), 2 brands in \d+(\.\d+)?m?s\.\n$`)
+	if !summary.MatchString(r.stdout) {
+		t.Errorf("summary %q", r.stdout)
+	}
+	if r.stderr != "" {
+		t.Errorf("no progress when stderr is not a terminal, got %q", r.stderr)
+	}
+
+	r = runImportCommand(app, nil, "import", "--org", org, "--json", good)
+	want := `{"templates":2,"options":3,"brands":2,"productsCreated":0,"productsUpdated":5}` + "\n"
+	if r.err != nil || r.stdout != want {
+		t.Errorf("--json: %q %v, want %q", r.stdout, r.err, want)
+	}
+	if n := countProducts(t, app); n != 5 {
+		t.Errorf("re-import should update, not duplicate: %d products", n)
+	}
+}
+
+func TestImportCommandReadsStdin(t *testing.T) {
+	app, org := importTestApp(t)
+	r := runImportCommand(app, strings.NewReader(`{"products": [{"sku": "A"}, {"sku": "B"}]}`), "import", "--org", org, "--json", "-")
+	if r.err != nil || !strings.Contains(r.stdout, `"productsCreated":2`) {
+		t.Fatalf("stdin import: %q %v", r.stdout, r.err)
+	}
+}
+
+func TestImportCommandRefusesBadFiles(t *testing.T) {
+	app, org := importTestApp(t)
+	runImportCommand(app, nil, "import", "--org", org, filepath.Join("..", "catalog", "testdata", "good.json"))
+	before := countProducts(t, app)
+
+	cases := []struct{ name, content, want string }{
+		{"dup.json", "{\"products\": [\n{\"sku\": \"NEW-1\"},\n{\"sku\": \"NEW-1\"}]}",
+			`dup.json: products[1].sku: duplicate SKU "NEW-1" (also products[0], line 2) (line 3)`},
+		{"master.json", `{"products": [{"sku": "NEW-1", "variantMaster": "NOPE"}]}`,
+			`master.json: products[0].variantMaster: no product with SKU "NOPE" (line 1)`},
+		{"broken.json", "{\n  \"products\": [\n    {\"sku\": \"NEW-1\",}\n  ]\n}",
+			"broken.json: line 3, column 20: invalid character ',' at start of value in products[0]"},
+	}
+	for _, c := range cases {
+		r := runImportCommand(app, nil, "import", "--org", org, writeCatalog(t, c.name, c.content))
+		if r.err == nil || !strings.HasSuffix(r.err.Error(), c.want) {
+			t.Errorf("%s: got %v, want it to end with %q", c.name, r.err, c.want)
+		}
+		if !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("%s: stderr %q stdout %q", c.name, r.stderr, r.stdout)
+		}
+	}
+	if after := countProducts(t, app); after != before {
+		t.Errorf("a refused file changed the products: %d → %d", before, after)
+	}
+}
+
+func TestImportCommandArguments(t *testing.T) {
+	app, org := importTestApp(t)
+	file := writeCatalog(t, "ok.json", `{"products": []}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import", "--org", "999", file}, "no organization with id 999"},
+		{[]string{"import", "--org", "abc", file}, "--org must be an organization id"},
+		{[]string{"import", file}, "--org must be an organization id"},
+		{[]string{"import", "--org", org, filepath.Join(t.TempDir(), "missing.json")}, "open catalog"},
+		{[]string{"import", "--org", org}, "accepts 1 arg(s)"},
+	} {
+		r := runImportCommand(app, nil, c.args...)
+		if r.err == nil || !strings.Contains(r.err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.args, r.err, c.want)
+		}
+	}
+}
