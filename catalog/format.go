@@ -49,7 +49,7 @@ type Product struct {
 	Categories        []string    `json:"categories"`
 	Images            []string    `json:"images"`
 	Files             []string    `json:"files"`
-	VariantMaster     string      `json:"variantMaster"`
+	VariantMaster     string      `json:"variantMaster,omitempty"`
 	VariantAttributes *[]string   `json:"variantAttributes"`
 }
 

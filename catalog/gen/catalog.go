@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"github.com/catalog-enrichment/enrichment/catalog"
+
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -15,7 +17,7 @@ type template struct {
 	kind    *productType
 	specs   []*attrSpec
 	variant []int // indices of options that can tell variants apart
-	json    templateJSON
+	json    catalog.Template
 
 	// Phrases for descriptions, computed once.
 	noun      string   // "a running shoe"
@@ -30,7 +32,7 @@ type generator struct {
 	opt       Options
 	rng       *rand.Rand
 	templates []template
-	brands    []brandJSON
+	brands    []catalog.Brand
 	emitted   int // products written so far
 	units     int // standalone products and families written so far
 	codeMod   int // model numbers are unique modulo codeMod
@@ -74,7 +76,7 @@ func (g *generator) newTemplate(i int) template {
 		specs = append(specs, &genericAttrs[j])
 	}
 	t := template{
-		kind: kind, specs: specs, json: templateJSON{Name: name, Active: true},
+		kind: kind, specs: specs, json: catalog.Template{Name: name, Active: ptr(true)},
 		noun: withArticle(lowerWords(kind.noun)), rangeName: lowerWords(kind.template),
 	}
 	for p, s := range specs {
@@ -92,7 +94,7 @@ func (g *generator) newTemplate(i int) template {
 		default:
 			searchable = searchable || g.rng.IntN(10) < 2
 		}
-		opt := optionJSON{
+		opt := catalog.Option{
 			Attribute:     s.name,
 			Priority:      p + 1,
 			DataType:      &s.typ,
@@ -108,8 +110,8 @@ func (g *generator) newTemplate(i int) template {
 }
 
 // newBrands draws n brands with unique names and slugs from the syllable tables.
-func (g *generator) newBrands(n int) []brandJSON {
-	brands := make([]brandJSON, 0, n)
+func (g *generator) newBrands(n int) []catalog.Brand {
+	brands := make([]catalog.Brand, 0, n)
 	seen := make(map[string]bool, n)
 	for len(brands) < n {
 		name := ""
@@ -127,7 +129,7 @@ func (g *generator) newBrands(n int) []brandJSON {
 		}
 		slug := slugify(name)
 		seen[slug] = true
-		brands = append(brands, brandJSON{Name: name, Website: "https://www." + slug + ".example", Slug: slug})
+		brands = append(brands, catalog.Brand{Name: name, Website: ptr("https://www." + slug + ".example"), Slug: ptr(slug)})
 	}
 	return brands
 }
@@ -197,3 +199,6 @@ func withArticle(noun string) string {
 		return "a " + noun
 	}
 }
+
+// ptr is a pointer to v, for the file format's optional fields.
+func ptr[T any](v T) *T { return &v }

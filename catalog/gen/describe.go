@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"github.com/catalog-enrichment/enrichment/catalog"
+
 	"math/rand/v2"
 	"strings"
 	"unicode/utf8"
@@ -16,7 +18,7 @@ const (
 // templates: an introduction, sentences about its attribute values, a word
 // about the brand, a feature summary and general remarks, until a random
 // target length between minDescription and maxDescription is reached.
-func (g *generator) describe(u *unit, p *productJSON) string {
+func (g *generator) describe(u *unit, p *catalog.Product) string {
 	rng, t := g.rng, u.tmpl
 	uses := t.kind.uses
 	ui := rng.IntN(len(uses))

@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"github.com/catalog-enrichment/enrichment/catalog"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -28,7 +30,7 @@ type unit struct {
 
 // nextUnit generates the next standalone product or variant family (master
 // first) and advances the counters.
-func (g *generator) nextUnit() []productJSON {
+func (g *generator) nextUnit() []catalog.Product {
 	rng := g.rng
 	u := unit{}
 	ti, bi := g.units, g.units
@@ -48,7 +50,7 @@ func (g *generator) nextUnit() []productJSON {
 	u.categories = g.categories(u.tmpl.kind.path)
 	g.pickAttributes(&u)
 
-	out := make([]productJSON, size)
+	out := make([]catalog.Product, size)
 	for j := range out {
 		out[j] = g.product(&u, j, &out[0])
 	}
@@ -211,25 +213,25 @@ func (g *generator) categories(path []string) []string {
 
 // product builds member j of the unit's family (j == 0 is the master, or the
 // standalone product).
-func (g *generator) product(u *unit, j int, master *productJSON) productJSON {
+func (g *generator) product(u *unit, j int, master *catalog.Product) catalog.Product {
 	rng := g.rng
 	g.emitted++
 	id := g.emitted
 	sku := fmt.Sprintf("SKU-%06d", id)
-	p := productJSON{
+	p := catalog.Product{
 		SKU:               sku,
 		ExternalID:        fmt.Sprintf("ERP-%06d", id),
 		GTIN:              gtin(u.brand, id),
 		Name:              u.base,
-		Active:            true,
+		Active:            ptr(true),
 		AttributeTemplate: u.tmpl.json.Name,
 		Brand:             &g.brands[u.brand],
 		Categories:        u.categories,
 		Files:             []string{},
 	}
-	p.Attributes = make([]attributeJSON, len(u.chosen))
+	p.Attributes = make([]catalog.Attribute, len(u.chosen))
 	for i, o := range u.chosen {
-		p.Attributes[i] = attributeJSON{Attribute: u.tmpl.specs[o].name, Detail: u.values[i]}
+		p.Attributes[i] = catalog.Attribute{Attribute: u.tmpl.specs[o].name, Detail: u.values[i]}
 	}
 	if len(u.combos) > 0 {
 		label := make([]string, len(u.varOpts))
@@ -239,17 +241,18 @@ func (g *generator) product(u *unit, j int, master *productJSON) productJSON {
 			label[i] = u.tmpl.specs[o].withUnit(v)
 		}
 		if j == 0 {
-			p.VariantAttributes = make([]string, len(u.varOpts))
+			names := make([]string, len(u.varOpts))
 			for i, o := range u.varOpts {
-				p.VariantAttributes[i] = u.tmpl.specs[o].name
+				names[i] = u.tmpl.specs[o].name
 			}
+			p.VariantAttributes = &names
 		} else {
 			p.Name = u.base + " – " + strings.Join(label, " / ")
-			p.VariantMaster = &master.SKU
+			p.VariantMaster = master.SKU
 		}
 	}
 	if j > 0 || len(u.combos) == 0 {
-		p.Active = rng.IntN(10_000) >= inactiveChance
+		p.Active = ptr(rng.IntN(10_000) >= inactiveChance)
 	}
 	p.Slug = slugify(p.Name)
 	if rng.IntN(10_000) >= emptyDescr {

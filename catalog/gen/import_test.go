@@ -1,13 +1,28 @@
-package catalog
+package gen_test
 
 import (
 	"bytes"
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 )
+
+// newOrg creates an organization to import into.
+func newOrg(tb testing.TB, app core.App, name string) enrichment.Org {
+	tb.Helper()
+	id, err := store.New(app).CreateOrg(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return enrichment.Org(store.FormatID(id))
+}
 
 // generated is a catalog written by the generator.
 func generated(tb testing.TB, opt gen.Options) []byte {
@@ -20,11 +35,11 @@ func generated(tb testing.TB, opt gen.Options) []byte {
 }
 
 func TestImportGeneratedCatalog(t *testing.T) {
-	app := newApp(t)
+	app := fixture.Empty(t)
 	org := newOrg(t, app, "Generated")
 	data := generated(t, gen.Options{Products: 2000, Templates: 5, Brands: 20, Seed: 1})
 
-	res, err := Import(app, org, bytes.NewReader(data), Options{})
+	res, err := catalog.Import(app, org, bytes.NewReader(data), catalog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +74,7 @@ func TestImportGeneratedCatalog(t *testing.T) {
 	}
 
 	time.Sleep(5 * time.Millisecond)
-	res, err = Import(app, org, bytes.NewReader(data), Options{})
+	res, err = catalog.Import(app, org, bytes.NewReader(data), catalog.Options{})
 	if err != nil || res.ProductsCreated != 0 || res.ProductsUpdated != 2000 {
 		t.Fatalf("re-import: %+v %v", res, err)
 	}
@@ -70,13 +85,13 @@ func TestImportGeneratedCatalog(t *testing.T) {
 func BenchmarkImport(b *testing.B) {
 	const products = 20_000
 	data := generated(b, gen.Options{Products: products, Templates: 20, Brands: 200, Seed: 1})
-	app := newApp(b)
+	app := fixture.Empty(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		b.StopTimer()
 		org := newOrg(b, app, "Bench")
 		b.StartTimer()
-		if _, err := Import(app, org, bytes.NewReader(data), Options{}); err != nil {
+		if _, err := catalog.Import(app, org, bytes.NewReader(data), catalog.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
