@@ -1,0 +1,42 @@
+// Package enrichment holds the service's domain: the names, states and wire
+// shapes that the store, the routes, the hooks and the command line share.
+package enrichment
+
+// Scopes an API key can be granted.
+const (
+	ScopeRead   = "catalog:read"
+	ScopeSubmit = "catalog:submit"
+)
+
+// Scopes lists every scope, in the order they are documented.
+var Scopes = []string{ScopeRead, ScopeSubmit}
+
+// Revision statuses: a revision starts pending and is decided once.
+const (
+	StatusPending  = "pending"
+	StatusAccepted = "accepted"
+	StatusRejected = "rejected"
+)
+
+// EnrichableFields are the product fields a proposal may change, in API order.
+var EnrichableFields = []string{"name", "slug", "description", "attributes", "files"}
+
+// ConfidenceBands are the metrics bands, in the order the API lists them.
+var ConfidenceBands = []string{"0-49", "50-79", "80-100"}
+
+// ConfidenceBand names the band of a confidence in 0..100.
+func ConfidenceBand(confidence int) string {
+	switch {
+	case confidence >= 80:
+		return "80-100"
+	case confidence >= 50:
+		return "50-79"
+	default:
+		return "0-49"
+	}
+}
+
+// Org identifies the organization a request acts for. It comes only from an
+// authenticated API client (or an operator's --org), and every store query
+// takes it first, so no query can forget the tenant.
+type Org string
