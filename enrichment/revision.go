@@ -1,0 +1,50 @@
+package enrichment
+
+// A revision record keeps what a proposal asked for and what the product
+// looked like then (JSON fields "proposed" and "base" of the revisions
+// collection). Both hold only the fields that were proposed; base.Attributes
+// and base.Files hold the product's whole lists at submission time.
+//
+//	proposed: {"name": "…", "attributes": [{"attribute": "Color", "detail": "Red", "optionId": 12}], "files": ["…"]}
+//	base:     {"name": "…", "attributes": [ …the product's attributes… ],                            "files": ["…"]}
+//
+// A revision submitted without confidence has confidence 0 and an empty
+// confidenceBand; otherwise confidenceBand is ConfidenceBand(confidence).
+
+// Fields are enrichable product fields as a revision stores them; nil means
+// not proposed.
+type Fields struct {
+	Name        *string            `json:"name,omitempty"`
+	Slug        *string            `json:"slug,omitempty"`
+	Description *string            `json:"description,omitempty"`
+	Attributes  *[]StoredAttribute `json:"attributes,omitempty"`
+	Files       *[]string          `json:"files,omitempty"`
+}
+
+// Names lists the fields that are set, in API order.
+func (f Fields) Names() []string {
+	var out []string
+	for _, name := range EnrichableFields {
+		if f.Has(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Has reports whether the named field is set.
+func (f Fields) Has(name string) bool {
+	switch name {
+	case "name":
+		return f.Name != nil
+	case "slug":
+		return f.Slug != nil
+	case "description":
+		return f.Description != nil
+	case "attributes":
+		return f.Attributes != nil
+	case "files":
+		return f.Files != nil
+	}
+	return false
+}
