@@ -14,11 +14,11 @@ package enrichment
 // Fields are enrichable product fields as a revision stores them; nil means
 // not proposed.
 type Fields struct {
-	Name        *string            `json:"name,omitempty"`
-	Slug        *string            `json:"slug,omitempty"`
-	Description *string            `json:"description,omitempty"`
-	Attributes  *[]StoredAttribute `json:"attributes,omitempty"`
-	Files       *[]string          `json:"files,omitempty"`
+	Name        *string            `json:"name,omitzero"`
+	Slug        *string            `json:"slug,omitzero"`
+	Description *string            `json:"description,omitzero"`
+	Attributes  *[]StoredAttribute `json:"attributes,omitzero"`
+	Files       *[]string          `json:"files,omitzero"`
 }
 
 // Names lists the fields that are set, in API order.
@@ -47,4 +47,29 @@ func (f Fields) Has(name string) bool {
 		return f.Files != nil
 	}
 	return false
+}
+
+// Submission result statuses, per item.
+const (
+	ResultCreated        = "CREATED"
+	ResultUnmatched      = "UNMATCHED"
+	ResultRejectedFields = "REJECTED_FIELDS"
+)
+
+// SubmissionResult is the outcome of one submitted item, in request order.
+type SubmissionResult struct {
+	SKU           string   `json:"sku"`
+	ProductID     *int64   `json:"productId"`
+	RevisionID    *int64   `json:"revisionId"`
+	Status        string   `json:"status"`
+	IgnoredFields []string `json:"ignoredFields"`
+}
+
+// Proposal is one validated submission item: what it proposes and which of
+// its fields were dropped.
+type Proposal struct {
+	SKU        string
+	Confidence *int // nil: submitted without confidence
+	Fields     Fields
+	Ignored    []string
 }

@@ -54,6 +54,17 @@ func queryInt(q url.Values, name string, def int) (int, error) {
 	return n, nil
 }
 
+// queryBool reads an optional boolean query parameter: true/false or 1/0.
+func queryBool(q url.Values, name string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(q.Get(name))) {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	}
+	return false, errors.New("must be true or false")
+}
+
 // queryTime reads an optional time query parameter; zero when absent.
 func queryTime(q url.Values, name string) (time.Time, error) {
 	raw := q.Get(name)

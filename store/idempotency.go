@@ -1,0 +1,71 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json/v2"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
+)
+
+// idempotencyTable is created by migrations/1795272400_idempotency.go.
+const idempotencyTable = "_enrichment_idempotency"
+
+// IdempotencyKey is a client's externalSubmissionId with the hash of the
+// request that first used it.
+type IdempotencyKey struct {
+	Key         string
+	RequestHash string
+}
+
+// StoredResponse is what a client's earlier request with the same key got.
+type StoredResponse struct {
+	RequestHash string
+	Response    []byte // the JSON body that was sent
+}
+
+// FindIdempotent returns the stored response of client's key; ErrNotFound
+// when the key was not used (or has expired).
+func (s *Store) FindIdempotent(client int64, key string) (StoredResponse, error) {
+	var row struct {
+		RequestHash string `db:"requestHash"`
+		Response    []byte `db:"response"`
+	}
+	err := s.db().Select("requestHash", "response").From(idempotencyTable).
+		Where(dbx.HashExp{"client": FormatID(client), "key": key}).One(&row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return StoredResponse{}, ErrNotFound
+	}
+	if err != nil {
+		return StoredResponse{}, fmt.Errorf("find idempotency key of client %d: %w", client, err)
+	}
+	return StoredResponse{RequestHash: row.RequestHash, Response: row.Response}, nil
+}
+
+func (s *Store) saveIdempotent(client int64, key IdempotencyKey, results []enrichment.SubmissionResult) error {
+	body, err := json.Marshal(results)
+	if err != nil {
+		return fmt.Errorf("encode response for idempotency: %w", err)
+	}
+	_, err = s.db().Insert(idempotencyTable, dbx.Params{
+		"client": FormatID(client), "key": key.Key, "requestHash": key.RequestHash,
+		"response": body, "created": FormatTime(time.Now()),
+	}).Execute()
+	if err != nil {
+		return fmt.Errorf("save idempotency key of client %d: %w", client, err)
+	}
+	return nil
+}
+
+// PurgeIdempotent forgets keys used before cutoff; it returns how many.
+func (s *Store) PurgeIdempotent(cutoff time.Time) (int64, error) {
+	res, err := s.db().Delete(idempotencyTable, dbx.NewExp("created < {:cutoff}",
+		dbx.Params{"cutoff": FormatTime(cutoff)})).Execute()
+	if err != nil {
+		return 0, fmt.Errorf("purge idempotency keys: %w", err)
+	}
+	return res.RowsAffected()
+}

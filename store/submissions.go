@@ -1,0 +1,204 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
+)
+
+// SubmitOptions tunes Submit.
+type SubmitOptions struct {
+	DryRun bool // answer as a real submission would, store nothing
+	// ExternalID is the batch's externalSubmissionId, kept on each revision.
+	ExternalID string
+	// Idempotency, when set, is stored with the revisions in the same
+	// transaction, so a replay finds either the whole batch or nothing.
+	Idempotency *IdempotencyKey
+}
+
+// submissionProduct is what matching and the base snapshot need of a product.
+type submissionProduct struct {
+	ID          string `db:"id"`
+	SKU         string `db:"sku"`
+	Name        string `db:"name"`
+	Slug        string `db:"slug"`
+	Description string `db:"description"`
+	Attributes  []byte `db:"attributes"`
+	Files       []byte `db:"files"`
+}
+
+// revisionColumns are written for every new revision, in this order.
+const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
+	[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]],
+	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[created]], [[updated]])
+	VALUES ({:id}, {:org}, {:client}, {:product}, {:sku}, {:confidence}, {:band}, {:proposed}, {:base},
+	'pending', '[]', '', '', {:external}, {:now}, {:now})`
+
+// Submit matches each proposal to org's active products by SKU and, unless
+// it is a dry run, stores a pending revision for each CREATED one in a
+// single transaction: the whole batch or nothing. Results are in order.
+func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.Proposal, opts SubmitOptions) ([]enrichment.SubmissionResult, error) {
+	matches, err := s.matchSKUs(org, proposals)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.dropForeignOptions(org, proposals); err != nil {
+		return nil, err
+	}
+
+	results := make([]enrichment.SubmissionResult, len(proposals))
+	var created []int // indexes of CREATED results
+	for i, p := range proposals {
+		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored}
+		if r.IgnoredFields == nil {
+			r.IgnoredFields = []string{}
+		}
+		if found := matches[p.SKU]; len(found) == 1 {
+			id := ParseID(found[0].ID)
+			r.ProductID = &id
+			r.Status = enrichment.ResultRejectedFields
+			if len(p.Fields.Names()) > 0 {
+				r.Status = enrichment.ResultCreated
+				created = append(created, i)
+			}
+		}
+		results[i] = r
+	}
+	if opts.DryRun {
+		return results, nil
+	}
+
+	err = s.Transaction(func(tx *Store) error {
+		if len(created) > 0 {
+			if err := tx.insertRevisions(org, client, proposals, matches, results, created, opts.ExternalID); err != nil {
+				return err
+			}
+		}
+		if opts.Idempotency != nil {
+			return tx.saveIdempotent(client, *opts.Idempotency, results)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+func (s *Store) insertRevisions(org enrichment.Org, client int64, proposals []enrichment.Proposal,
+	matches map[string][]submissionProduct, results []enrichment.SubmissionResult, created []int, external string) error {
+	first, err := NextIDs(s.db(), "revisions", len(created))
+	if err != nil {
+		return err
+	}
+	now := FormatTime(time.Now())
+	q := s.db().NewQuery(revisionInsert).Prepare()
+	defer q.Close()
+	for n, i := range created {
+		p := proposals[i]
+		product := matches[p.SKU][0]
+		proposed, err := json.Marshal(p.Fields)
+		if err != nil {
+			return fmt.Errorf("encode proposal %d: %w", i, err)
+		}
+		base, err := json.Marshal(baseOf(product, p.Fields))
+		if err != nil {
+			return fmt.Errorf("encode base of proposal %d: %w", i, err)
+		}
+		confidence, band := 0, ""
+		if p.Confidence != nil {
+			confidence, band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
+		}
+		id := first + int64(n)
+		_, err = q.Bind(dbx.Params{
+			"id": FormatID(id), "org": string(org), "client": FormatID(client), "product": product.ID,
+			"sku": p.SKU, "confidence": confidence, "band": band, "proposed": string(proposed),
+			"base": string(base), "external": external, "now": now,
+		}).Execute()
+		if err != nil {
+			return fmt.Errorf("insert revision for item %d: %w", i, err)
+		}
+		results[i].RevisionID = &id
+	}
+	return nil
+}
+
+// baseOf is the product's value of each proposed field at submission time.
+func baseOf(p submissionProduct, proposed enrichment.Fields) enrichment.Fields {
+	var base enrichment.Fields
+	if proposed.Name != nil {
+		base.Name = &p.Name
+	}
+	if proposed.Slug != nil {
+		base.Slug = &p.Slug
+	}
+	if proposed.Description != nil {
+		base.Description = &p.Description
+	}
+	if proposed.Attributes != nil {
+		attrs := decodeAttributes(p.Attributes)
+		if attrs == nil {
+			attrs = []enrichment.StoredAttribute{}
+		}
+		base.Attributes = &attrs
+	}
+	if proposed.Files != nil {
+		files := decodeStrings(p.Files)
+		base.Files = &files
+	}
+	return base
+}
+
+// matchSKUs loads org's active products whose SKU a proposal names, by SKU;
+// more than one product under a SKU makes the match ambiguous.
+func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (map[string][]submissionProduct, error) {
+	skus := make([]string, 0, len(proposals))
+	for _, p := range proposals {
+		skus = append(skus, p.SKU)
+	}
+	skus = unique(skus)
+	var rows []submissionProduct
+	err := s.db().Select("id", "sku", "name", "slug", "description", "attributes", "files").From("products").
+		Where(dbx.HashExp{"organization": string(org), "active": true}).
+		AndWhere(dbx.In("sku", anys(skus)...)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("match submitted skus in organization %s: %w", org, err)
+	}
+	out := make(map[string][]submissionProduct, len(rows))
+	for _, r := range rows {
+		out[r.SKU] = append(out[r.SKU], r)
+	}
+	return out, nil
+}
+
+// dropForeignOptions unlinks proposed attributes from option ids that are
+// not org's own, so a proposal cannot point at another tenant's template.
+func (s *Store) dropForeignOptions(org enrichment.Org, proposals []enrichment.Proposal) error {
+	var ids []int64
+	for _, p := range proposals {
+		if p.Fields.Attributes != nil {
+			ids = appendOptionIDs(ids, *p.Fields.Attributes)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	known, err := s.optionRefs(org, unique(ids))
+	if err != nil {
+		return err
+	}
+	for _, p := range proposals {
+		if p.Fields.Attributes == nil {
+			continue
+		}
+		for i, a := range *p.Fields.Attributes {
+			if _, ok := known[a.OptionID]; !ok {
+				(*p.Fields.Attributes)[i].OptionID = 0
+			}
+		}
+	}
+	return nil
+}
