@@ -159,13 +159,10 @@ func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
 	}
-	skus = unique(skus)
 	var rows []submissionProduct
-	err := s.db().Select("id", "sku", "name", "slug", "description", "attributes", "files").From("products").
-		Where(dbx.HashExp{"organization": string(org), "active": true}).
-		AndWhere(dbx.In("sku", anys(skus)...)).All(&rows)
+	err := s.activeBySKU(org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"}, &rows)
 	if err != nil {
-		return nil, fmt.Errorf("match submitted skus in organization %s: %w", org, err)
+		return nil, fmt.Errorf("match submitted skus: %w", err)
 	}
 	out := make(map[string][]submissionProduct, len(rows))
 	for _, r := range rows {
