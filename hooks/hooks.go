@@ -8,4 +8,5 @@ import "github.com/pocketbase/pocketbase/core"
 func Register(app core.App) {
 	registerIDs(app)
 	registerAPIClients(app)
+	registerRevisions(app)
 }

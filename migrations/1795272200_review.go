@@ -49,7 +49,7 @@ func createReview(app core.App) error {
 	revisions := newNumericCollection("revisions")
 	revisions.Fields.Add(
 		organizationField(orgs),
-		&core.RelationField{Name: "apiClient", CollectionId: clients.Id, MaxSelect: 1, Required: true},
+		&core.RelationField{Name: "apiClient", CollectionId: clients.Id, MaxSelect: 1, Required: true, CascadeDelete: true},
 		// note: not required, so deleting a product empties it instead of failing;
 		// the review hook then refuses the decision
 		&core.RelationField{Name: "product", CollectionId: products.Id, MaxSelect: 1},
