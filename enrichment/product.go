@@ -1,12 +1,13 @@
 package enrichment
 
-// Page is the envelope of the product export and of the SKU lookup.
-type Page struct {
-	Items         []Product `json:"items"`
-	Page          int       `json:"page"`
-	PageSize      int       `json:"pageSize"`
-	TotalElements int       `json:"totalElements"`
-	TotalPages    int       `json:"totalPages"`
+// Page is the paged envelope of the product export, the SKU lookup and the
+// revisions list.
+type Page[T any] struct {
+	Items         []T `json:"items"`
+	Page          int `json:"page"`
+	PageSize      int `json:"pageSize"`
+	TotalElements int `json:"totalElements"`
+	TotalPages    int `json:"totalPages"`
 }
 
 // Product is a product as the API exports it.

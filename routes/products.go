@@ -40,16 +40,8 @@ func readExportQuery(e *core.RequestEvent) (store.ExportQuery, error) {
 	values := e.Request.URL.Query()
 	var q store.ExportQuery
 	errs := validation.Errors{}
+	q.Page, q.PageSize = readPaging(values, errs)
 	var err error
-	if q.Page, err = queryInt(values, "page", 0); err != nil {
-		errs["page"] = err
-	} else if q.Page < 0 {
-		errs["page"] = validation.NewError("validation_min_greater_equal_than_required", "must be 0 or more")
-	}
-	if q.PageSize, err = queryInt(values, "pageSize", defaultPageSize); err != nil {
-		errs["pageSize"] = err
-	}
-	q.PageSize = min(max(q.PageSize, 1), maxPageSize)
 	if q.Since, err = queryTime(values, "modifiedSince"); err != nil {
 		errs["modifiedSince"] = err
 	}
@@ -90,7 +82,7 @@ func productsBySKU(e *core.RequestEvent) error {
 	if err != nil {
 		return internalError(e, "look up products by sku", err)
 	}
-	return e.JSON(http.StatusOK, enrichment.Page{
+	return e.JSON(http.StatusOK, enrichment.Page[enrichment.Product]{
 		Items:         items,
 		Page:          1,
 		PageSize:      len(req.SKUs),

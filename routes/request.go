@@ -41,6 +41,22 @@ func readJSON(e *core.RequestEvent, dst any) error {
 	return nil
 }
 
+// readPaging reads page (default 0, not negative) and pageSize (default
+// defaultPageSize, clamped into 1..maxPageSize) like the product export,
+// adding any error to errs.
+func readPaging(values url.Values, errs validation.Errors) (page, pageSize int) {
+	var err error
+	if page, err = queryInt(values, "page", 0); err != nil {
+		errs["page"] = err
+	} else if page < 0 {
+		errs["page"] = validation.NewError("validation_min_greater_equal_than_required", "must be 0 or more")
+	}
+	if pageSize, err = queryInt(values, "pageSize", defaultPageSize); err != nil {
+		errs["pageSize"] = err
+	}
+	return page, min(max(pageSize, 1), maxPageSize)
+}
+
 // queryInt reads an optional integer query parameter.
 func queryInt(q url.Values, name string, def int) (int, error) {
 	raw := q.Get(name)

@@ -31,7 +31,7 @@ type route struct {
 
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
-	return slices.Concat(templateRoutes, productRoutes)
+	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes)
 }
 
 // Register serves the enrichment API on app.
@@ -62,6 +62,7 @@ func Register(app core.App) {
 			return se.Next()
 		},
 	})
+	app.Cron().MustAdd("enrichmentIdempotencyPurge", "17 3 * * *", func() { purgeIdempotencyKeys(app) })
 }
 
 // unroutable answers a request that no route took: 405 with Allow when the

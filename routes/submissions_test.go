@@ -176,7 +176,7 @@ func TestSubmissionValidation(t *testing.T) {
 				}
 			}},
 		{name: "confidence 0, 100 and 80.0 are integers", method: http.MethodPost, url: submitURL, key: key, status: 200,
-			body: `{"items":[{"sku":"SKU-1","confidence":0,"name":"a"},{"sku":"SKU-1","confidence":100,"name":"b"},{"sku":"SKU-1","confidence":80.0,"name":"c"}]}`,
+			body:    `{"items":[{"sku":"SKU-1","confidence":0,"name":"a"},{"sku":"SKU-1","confidence":100,"name":"b"},{"sku":"SKU-1","confidence":80.0,"name":"c"}]}`,
 			content: []string{`"status":"CREATED"`}, absent: []string{"UNMATCHED"}},
 	})
 }

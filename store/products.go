@@ -41,7 +41,7 @@ type ExportQuery struct {
 
 // ExportPage returns one page of org's active products in numeric id order,
 // with the total over all pages.
-func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page, error) {
+func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
 	where := dbx.And(dbx.HashExp{"organization": string(org), "active": true})
 	if !q.Since.IsZero() {
 		where = dbx.And(where, dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}))
@@ -49,7 +49,7 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page, 
 
 	var total int
 	if err := s.db().Select("COUNT(*)").From("products").Where(where).Row(&total); err != nil {
-		return enrichment.Page{}, fmt.Errorf("count products of organization %s: %w", org, err)
+		return enrichment.Page[enrichment.Product]{}, fmt.Errorf("count products of organization %s: %w", org, err)
 	}
 
 	var rows []productRow
@@ -59,15 +59,15 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page, 
 			Limit(int64(q.PageSize)).Offset(int64(q.Page) * int64(q.PageSize)).
 			All(&rows)
 		if err != nil {
-			return enrichment.Page{}, fmt.Errorf("export products of organization %s: %w", org, err)
+			return enrichment.Page[enrichment.Product]{}, fmt.Errorf("export products of organization %s: %w", org, err)
 		}
 	}
 
 	items, err := s.assemble(org, rows)
 	if err != nil {
-		return enrichment.Page{}, err
+		return enrichment.Page[enrichment.Product]{}, err
 	}
-	return enrichment.Page{
+	return enrichment.Page[enrichment.Product]{
 		Items:         items,
 		Page:          q.Page,
 		PageSize:      q.PageSize,

@@ -1,0 +1,48 @@
+package enrichment
+
+import "encoding/json/jsontext"
+
+// Outcomes of one proposed field, as GET /revisions reports them.
+const (
+	OutcomePending    = "pending"     // the revision awaits review
+	OutcomeApplied    = "applied"     // accepted, and the field was applied
+	OutcomeNotApplied = "not_applied" // rejected, or left out of a partial approval
+)
+
+// RevisionItem is a revision as the API client that submitted it sees it.
+type RevisionItem struct {
+	ID          int64         `json:"id"`
+	SKU         string        `json:"sku"`
+	ProductID   *int64        `json:"productId"`  // nil once the product is gone
+	Confidence  *int          `json:"confidence"` // nil when submitted without
+	Status      string        `json:"status"`
+	SubmittedAt string        `json:"submittedAt"`
+	ReviewedAt  *string       `json:"reviewedAt"` // nil while pending
+	Fields      FieldOutcomes `json:"fields"`
+}
+
+// FieldOutcome is what became of one proposed field.
+type FieldOutcome struct {
+	Field   string // an enrichable field name
+	Outcome string // OutcomePending, OutcomeApplied or OutcomeNotApplied
+}
+
+// FieldOutcomes encode as one JSON object keyed by field, in enrichable
+// order (a Go map would lose the order).
+type FieldOutcomes []FieldOutcome
+
+// MarshalJSONTo writes the outcomes as {"name":"applied",...}.
+func (f FieldOutcomes) MarshalJSONTo(enc *jsontext.Encoder) error {
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return err
+	}
+	for _, o := range f {
+		if err := enc.WriteToken(jsontext.String(o.Field)); err != nil {
+			return err
+		}
+		if err := enc.WriteToken(jsontext.String(o.Outcome)); err != nil {
+			return err
+		}
+	}
+	return enc.WriteToken(jsontext.EndObject)
+}

@@ -1,0 +1,253 @@
+package routes_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tests"
+)
+
+const metricsURL = "/api/enrichment/acceptance-rate"
+
+// seedMetrics stores the revisions that the metrics and the revisions list
+// are checked against and returns the ids of A's "both" client's revisions
+// (numbered 1..13 in the comments below, index 0..12).
+func seedMetrics(t testing.TB, app core.App, f *fixture.Fixture) []int64 {
+	t.Helper()
+	a, b := f.A, f.B
+	both := func(conf int, status string, created, reviewed string) rev {
+		return rev{org: a.Org, client: a.Clients["both"], sku: "SKU-1", product: a.Products["SKU-1"],
+			confidence: conf, status: status, created: created, reviewedAt: reviewed}
+	}
+	mine := []rev{
+		both(30, "accepted", june(1, 10), june(2, 10)),  // 1
+		both(40, "rejected", june(1, 10), june(3, 10)),  // 2
+		both(10, "rejected", june(1, 10), june(4, 10)),  // 3
+		both(50, "accepted", june(1, 10), june(5, 10)),  // 4
+		both(79, "accepted", june(1, 10), june(6, 10)),  // 5
+		both(60, "rejected", june(1, 10), june(7, 10)),  // 6
+		both(100, "accepted", june(1, 10), june(8, 10)), // 7
+		both(-1, "accepted", june(1, 10), june(9, 10)),  // 8
+		both(-1, "rejected", june(1, 10), june(10, 10)), // 9
+		both(90, "pending", june(3, 12), ""),            // 10
+		both(-1, "pending", june(6, 12), ""),            // 11
+		both(0, "pending", june(9, 12), ""),             // 12
+		both(85, "rejected", june(6, 9), june(20, 10)),  // 13: submitted in, decided after most windows
+	}
+	// shapes for the revisions list
+	mine[0].proposed, mine[0].approved = `{"name":"N","description":"D","files":["f.pdf"]}`, `["name","description","files"]`
+	mine[1].proposed = `{"description":"D"}`
+	mine[3].sku, mine[3].product = "SKU-M", a.Products["SKU-M"]
+	mine[3].proposed, mine[3].approved = `{"attributes":[{"attribute":"Color","detail":"Red"}],"name":"N","slug":"s"}`, `["slug"]`
+	mine[4].sku, mine[4].product = "SKU-M", a.Products["SKU-M"]
+	mine[6].proposed = `{"slug":"s","files":["f.pdf"]}` // accepted with approvedFields empty: all applied
+	mine[9].created = "2024-06-03 12:00:00.123Z"
+	mine[9].proposed = `{"name":"N","attributes":[{"attribute":"Fit","detail":"Wide"}]}`
+	mine[10].sku, mine[10].product = "SKU-GONE", 0
+	ids := insertRevisions(t, app, mine...)
+
+	others := func(org enrichment.Org, client int64, status, reviewed string) rev {
+		return rev{org: org, client: client, sku: "SKU-1", confidence: 70, status: status, created: june(4, 8), reviewedAt: reviewed}
+	}
+	insertRevisions(t, app,
+		others(a.Org, a.Clients["submit"], "accepted", june(5, 8)), // same organization, another client
+		others(a.Org, a.Clients["submit"], "pending", ""),
+		others(b.Org, b.Clients["both"], "accepted", june(5, 8)),
+		others(b.Org, b.Clients["both"], "pending", ""),
+		others(b.Org, a.Clients["both"], "accepted", june(5, 8)), // inconsistent: A's client, B's organization
+	)
+	return ids
+}
+
+// metrics renders the expected body; bands are "reviewed/accepted/rate".
+func metrics(reviewed, accepted, rejected, pending int, rate string, bands ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"totalSubmitted":%d,"reviewed":%d,"accepted":%d,"rejected":%d,"pending":%d,"acceptanceRate":%s,"byConfidenceBand":[`,
+		reviewed+pending, reviewed, accepted, rejected, pending, rate)
+	for i, name := range enrichment.ConfidenceBands {
+		parts := strings.Split(bands[i], "/")
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"band":%q,"reviewed":%s,"accepted":%s,"acceptanceRate":%s}`, name, parts[0], parts[1], parts[2])
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// httpCase is one row of a table played against one seeded app.
+type httpCase struct {
+	name   string
+	url    string
+	key    string
+	status int
+	want   string   // the exact body, when set
+	has    []string // substrings of the body
+	check  func(t testing.TB, body []byte)
+}
+
+// play makes each request against h and checks status and body.
+func play(t *testing.T, h http.Handler, cases []httpCase) {
+	t.Helper()
+	for _, c := range cases {
+		res := request(h, "GET", c.url, c.key, "")
+		body := strings.TrimSpace(res.Body.String())
+		if res.Code != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, res.Code, c.status, body)
+			continue
+		}
+		if c.want != "" && body != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, body, c.want)
+		}
+		for _, s := range c.has {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s: body lacks %s: %s", c.name, s, body)
+			}
+		}
+		if c.check != nil {
+			c.check(&named{TB: t, name: c.name}, []byte(body))
+		}
+	}
+}
+
+// named prefixes a table row's failures with its name.
+type named struct {
+	testing.TB
+	name string
+}
+
+func (n *named) Errorf(format string, args ...any) {
+	n.TB.Helper()
+	n.TB.Errorf(n.name+": "+format, args...)
+}
+func (n *named) Fatalf(format string, args ...any) {
+	n.TB.Helper()
+	n.TB.Fatalf(n.name+": "+format, args...)
+}
+
+func TestAcceptanceRate(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	seedMetrics(t, app, f)
+	h := handler(t, app)
+	key := f.A.Keys["both"]
+	at := func(p string, v string) string { return p + "=" + url.QueryEscape(v) }
+	ms := func(day, hour int) string {
+		return strconv.FormatInt(time.Date(2024, 6, day, hour, 0, 0, 0, time.UTC).UnixMilli(), 10)
+	}
+	zero := metrics(0, 0, 0, 0, "0", "0/0/0", "0/0/0", "0/0/0")
+	cases := []httpCase{
+		{name: "no key", url: metricsURL, status: 401},
+		{name: "submit-only key lacks catalog:read", url: metricsURL, key: f.A.Keys["submit"], status: 403,
+			has: []string{`"message":"Missing required scope: catalog:read"`}},
+		{name: "revoked key", url: metricsURL, key: f.A.Keys["revoked"], status: 401},
+		{name: "everything, unbounded", url: metricsURL, key: key, status: 200,
+			want: metrics(10, 5, 5, 3, "0.5", "3/1/0.3333", "3/2/0.6667", "2/1/0.5")},
+		{name: "since only, epoch millis, strict", url: metricsURL + "?" + at("since", ms(5, 10)), key: key, status: 200,
+			want: metrics(6, 3, 3, 2, "0.5", "0/0/0", "2/1/0.5", "2/1/0.5")},
+		{name: "since one millisecond earlier takes the revision decided at that moment",
+			url: metricsURL + "?" + at("since", "2024-06-05T09:59:59.999Z"), key: key, status: 200,
+			want: metrics(7, 4, 3, 2, "0.5714", "0/0/0", "3/2/0.6667", "2/1/0.5")},
+		{name: "until only, ISO instant, strict", url: metricsURL + "?" + at("until", "2024-06-05T10:00:00Z"), key: key, status: 200,
+			want: metrics(3, 1, 2, 1, "0.3333", "3/1/0.3333", "0/0/0", "0/0/0")},
+		{name: "both bounds, local time and offset", key: key, status: 200,
+			url:  metricsURL + "?" + at("since", "2024-06-02T10:00:00") + "&" + at("until", "2024-06-08T12:00:00+02:00"),
+			want: metrics(5, 2, 3, 2, "0.4", "2/0/0", "3/2/0.6667", "0/0/0")},
+		{name: "a window holding nothing", url: metricsURL + "?" + at("since", "2030-01-01T00:00:00Z"), key: key, status: 200, want: zero},
+		{name: "since after until is an empty window", key: key, status: 200,
+			url: metricsURL + "?" + at("since", ms(20, 0)) + "&" + at("until", ms(1, 0)), want: zero},
+		{name: "another client of the same organization sees none of them", url: metricsURL, key: f.A.Keys["read"], status: 200, want: zero},
+		{name: "the other organization sees only its own", url: metricsURL, key: f.B.Keys["both"], status: 200,
+			want: metrics(1, 1, 0, 1, "1", "0/0/0", "1/1/1", "0/0/0")},
+		{name: "bad since", url: metricsURL + "?since=yesterday", key: key, status: 400,
+			has: []string{`"message":"Invalid since: expected epoch milliseconds or an ISO-8601 date-time`, `"since":{"code":"validation_invalid_time"`}},
+		{name: "bad until", url: metricsURL + "?until=2024-06-01", key: key, status: 400,
+			has: []string{`"message":"Invalid until:`, `"until":{"code":"validation_invalid_time"`}},
+		{name: "both bad: both named", url: metricsURL + "?since=x&until=y", key: key, status: 400,
+			has: []string{`"since":{`, `"until":{`}},
+	}
+	play(t, h, cases)
+}
+
+// TestAcceptanceRateEmpty checks the zero case on a fresh organization: all
+// zeros, rate 0 and the three bands.
+func TestAcceptanceRateEmpty(t *testing.T) {
+	f := fixture.Get(t)
+	run(t, f, []call{
+		{name: "nothing submitted", url: metricsURL, key: f.A.Keys["both"], status: 200,
+			check: func(t testing.TB, _ *tests.TestApp, body []byte) {
+				want := `{"totalSubmitted":0,"reviewed":0,"accepted":0,"rejected":0,"pending":0,"acceptanceRate":0,"byConfidenceBand":[` +
+					`{"band":"0-49","reviewed":0,"accepted":0,"acceptanceRate":0},{"band":"50-79","reviewed":0,"accepted":0,"acceptanceRate":0},` +
+					`{"band":"80-100","reviewed":0,"accepted":0,"acceptanceRate":0}]}`
+				if got := strings.TrimSpace(string(body)); got != want {
+					t.Errorf("got %s\nwant %s", got, want)
+				}
+			}},
+		{name: "wrong method", method: "POST", url: metricsURL, key: f.A.Keys["both"], status: 405},
+	})
+}
+
+// TestAcceptanceRatePlan checks that both halves of the metrics query are
+// answered from the covering indexes, without reading revision records and
+// without sorting, whichever bounds the window has.
+func TestAcceptanceRatePlan(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	seedMetrics(t, app, f)
+	h := handler(t, app)
+	var metricsSQL []string
+	db := app.ConcurrentDB().(*dbx.DB)
+	db.QueryLogFunc = func(_ context.Context, _ time.Duration, q string, _ *sql.Rows, _ error) {
+		if strings.Contains(q, "UNION ALL") {
+			metricsSQL = append(metricsSQL, q)
+		}
+	}
+	for _, query := range []string{"", "?since=2024-06-01T00:00:00Z", "?since=0&until=2024-07-01T00:00:00Z"} {
+		if res := request(h, "GET", metricsURL+query, f.A.Keys["both"], ""); res.Code != 200 {
+			t.Fatalf("%s: status %d", query, res.Code)
+		}
+	}
+	db.QueryLogFunc = nil
+	if len(metricsSQL) != 3 {
+		t.Fatalf("captured %d metrics queries, want 3", len(metricsSQL))
+	}
+	for _, q := range metricsSQL {
+		var plan []struct {
+			Detail string `db:"detail"`
+		}
+		if err := app.DB().NewQuery("EXPLAIN QUERY PLAN " + q).All(&plan); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		covered := 0
+		for _, p := range plan {
+			lines = append(lines, p.Detail)
+			if strings.Contains(p.Detail, "TEMP B-TREE") {
+				t.Errorf("the metrics sort their rows: %q", p.Detail)
+			}
+			if strings.Contains(p.Detail, "revisions") {
+				if !strings.Contains(p.Detail, "USING COVERING INDEX idx_revisions_client_") {
+					t.Errorf("revisions not read from a covering index: %q", p.Detail)
+				}
+				covered++
+			}
+		}
+		if covered != 2 {
+			t.Errorf("want two covered searches, plan:\n%s", strings.Join(lines, "\n"))
+		}
+		t.Logf("%s\n%s", q, strings.Join(lines, "\n"))
+	}
+}

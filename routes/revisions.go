@@ -1,0 +1,55 @@
+package routes
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+var revisionRoutes = []route{
+	{Method: http.MethodGet, Path: "/revisions", Scope: enrichment.ScopeRead, Handler: revisionsList},
+}
+
+// revisionStatuses are the values the status filter accepts.
+var revisionStatuses = []string{enrichment.StatusPending, enrichment.StatusAccepted, enrichment.StatusRejected}
+
+// revisionsList returns one page of the calling API client's own revisions,
+// each with the outcome of every proposed field (an extension, CONTRACT.md).
+func revisionsList(e *core.RequestEvent) error {
+	q, err := readRevisionQuery(e)
+	if err != nil {
+		return err
+	}
+	page, err := store.New(e.App).ClientRevisions(requestOrg(e), requestClient(e).ID, q)
+	if err != nil {
+		return internalError(e, "list revisions", err)
+	}
+	return e.JSON(http.StatusOK, page)
+}
+
+// readRevisionQuery reads page and pageSize as the export does, the status
+// and sku filters, and since; 400 naming the first bad parameter.
+func readRevisionQuery(e *core.RequestEvent) (store.RevisionQuery, error) {
+	values := e.Request.URL.Query()
+	var q store.RevisionQuery
+	errs := validation.Errors{}
+	q.Page, q.PageSize = readPaging(values, errs)
+	if q.Status = values.Get("status"); q.Status != "" && !slices.Contains(revisionStatuses, q.Status) {
+		errs["status"] = validation.NewError("validation_in_invalid",
+			"must be one of "+strings.Join(revisionStatuses, ", "))
+	}
+	q.SKU = values.Get("sku")
+	var err error
+	if q.Since, err = queryTime(values, "since"); err != nil {
+		errs["since"] = err
+	}
+	if len(errs) > 0 {
+		return q, e.BadRequestError(firstMessage(errs), errs)
+	}
+	return q, nil
+}

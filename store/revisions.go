@@ -1,0 +1,156 @@
+package store
+
+import (
+	"encoding/json/jsontext"
+	"encoding/json/v2"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// apiTimeLayout renders times as the API shows them: ISO-8601 UTC with
+// milliseconds and Z.
+const apiTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// RevisionQuery selects a page of one API client's revisions.
+type RevisionQuery struct {
+	Page     int       // zero-based
+	PageSize int       // already clamped by the caller
+	Status   string    // "": any status
+	SKU      string    // "": any SKU; else exactly this one
+	Since    time.Time // zero: no filter; else submitted or decided strictly after
+}
+
+// revisionRow is a revision as the list reads it (base is never read).
+type revisionRow struct {
+	ID             string         `db:"id"`
+	SKU            string         `db:"sku"`
+	Product        string         `db:"product"`
+	Confidence     int            `db:"confidence"`
+	ConfidenceBand string         `db:"confidenceBand"`
+	Status         string         `db:"status"`
+	Created        types.DateTime `db:"created"`
+	ReviewedAt     types.DateTime `db:"reviewedAt"`
+	Proposed       types.JSONRaw  `db:"proposed"`
+	ApprovedFields types.JSONRaw  `db:"approvedFields"`
+}
+
+var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt", "proposed", "approvedFields"}
+
+// ClientRevisions returns one page of the revisions that API client submitted
+// for org, in numeric id order, with the total over all pages: one COUNT and
+// one page query, whatever the page size.
+func (s *Store) ClientRevisions(org enrichment.Org, client int64, q RevisionQuery) (enrichment.Page[enrichment.RevisionItem], error) {
+	var total int
+	err := s.db().Select("COUNT(*)").From("revisions").Where(revisionFilter(org, client, q, false)).Row(&total)
+	if err != nil {
+		return enrichment.Page[enrichment.RevisionItem]{}, fmt.Errorf("count revisions of client %d of organization %s: %w", client, org, err)
+	}
+	var rows []revisionRow
+	if int64(q.Page)*int64(q.PageSize) < int64(total) {
+		err := s.db().Select(revisionColumns...).From("revisions").Where(revisionFilter(org, client, q, true)).
+			OrderBy("CAST(id AS INTEGER)").
+			Limit(int64(q.PageSize)).Offset(int64(q.Page) * int64(q.PageSize)).
+			All(&rows)
+		if err != nil {
+			return enrichment.Page[enrichment.RevisionItem]{}, fmt.Errorf("list revisions of client %d of organization %s: %w", client, org, err)
+		}
+	}
+
+	items := make([]enrichment.RevisionItem, len(rows))
+	for i, r := range rows {
+		items[i] = r.item()
+	}
+	return enrichment.Page[enrichment.RevisionItem]{
+		Items:         items,
+		Page:          q.Page,
+		PageSize:      q.PageSize,
+		TotalElements: total,
+		TotalPages:    (total + q.PageSize - 1) / q.PageSize,
+	}, nil
+}
+
+// revisionFilter selects client's revisions of org that match q's filters.
+// note: for the page query status is compared as +status, which keeps
+// SQLite from walking idx_revisions_org_status (organization-wide, checking
+// the client on every record it skips) instead of idx_revisions_client_list,
+// which holds the client, the id order and every filtered column.
+func revisionFilter(org enrichment.Org, client int64, q RevisionQuery, page bool) dbx.Expression {
+	match := dbx.HashExp{"organization": string(org), "apiClient": FormatID(client)}
+	if q.SKU != "" {
+		match["sku"] = q.SKU
+	}
+	where := []dbx.Expression{match}
+	if q.Status != "" {
+		status := "[[status]] = {:status}"
+		if page {
+			status = "+" + status
+		}
+		where = append(where, dbx.NewExp(status, dbx.Params{"status": q.Status}))
+	}
+	if !q.Since.IsZero() {
+		where = append(where, dbx.NewExp("([[created]] > {:since} OR [[reviewedAt]] > {:since})",
+			dbx.Params{"since": FormatTime(q.Since)}))
+	}
+	return dbx.And(where...)
+}
+
+// item renders a row for its submitter.
+func (r revisionRow) item() enrichment.RevisionItem {
+	it := enrichment.RevisionItem{
+		ID:          ParseID(r.ID),
+		SKU:         r.SKU,
+		Status:      r.Status,
+		SubmittedAt: r.Created.Time().UTC().Format(apiTimeLayout),
+		Fields:      r.outcomes(),
+	}
+	if r.Product != "" {
+		id := ParseID(r.Product)
+		it.ProductID = &id
+	}
+	if r.ConfidenceBand != "" {
+		c := r.Confidence
+		it.Confidence = &c
+	}
+	if !r.ReviewedAt.IsZero() {
+		at := r.ReviewedAt.Time().UTC().Format(apiTimeLayout)
+		it.ReviewedAt = &at
+	}
+	return it
+}
+
+// outcomes lists each proposed field with what became of it. An accepted
+// revision with no approvedFields applied every proposed field (CONTRACT,
+// Review), so all of them are reported applied.
+func (r revisionRow) outcomes() enrichment.FieldOutcomes {
+	// note: only the keys matter; a value is not decoded, so a field whose
+	// value has an unexpected shape still shows, and unreadable JSON proposes
+	// nothing rather than failing the page
+	var proposed map[string]jsontext.Value
+	if len(r.Proposed) > 0 {
+		_ = json.Unmarshal(r.Proposed, &proposed)
+	}
+	approved := decodeStrings(r.ApprovedFields)
+	out := enrichment.FieldOutcomes{}
+	for _, name := range enrichment.EnrichableFields {
+		if v, ok := proposed[name]; !ok || v.Kind() == 'n' { // absent or null: not proposed
+			continue
+		}
+		outcome := enrichment.OutcomePending
+		switch r.Status {
+		case enrichment.StatusAccepted:
+			outcome = enrichment.OutcomeNotApplied
+			if len(approved) == 0 || slices.Contains(approved, name) {
+				outcome = enrichment.OutcomeApplied
+			}
+		case enrichment.StatusRejected:
+			outcome = enrichment.OutcomeNotApplied
+		}
+		out = append(out, enrichment.FieldOutcome{Field: name, Outcome: outcome})
+	}
+	return out
+}
