@@ -138,10 +138,19 @@ func handler(t testing.TB, app *tests.TestApp) http.Handler {
 
 // request makes one request to h with an optional key and JSON body.
 func request(h http.Handler, method, url, key, body string) *httptest.ResponseRecorder {
+	return send(h, method, url, routes.KeyHeader, key, body)
+}
+
+// requestAuth makes one records API request with a PocketBase auth token.
+func requestAuth(h http.Handler, method, url, token, body string) *httptest.ResponseRecorder {
+	return send(h, method, url, "Authorization", token, body)
+}
+
+func send(h http.Handler, method, url, header, value, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set(routes.KeyHeader, key)
+	if value != "" {
+		req.Header.Set(header, value)
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)

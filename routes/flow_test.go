@@ -1,0 +1,95 @@
+package routes_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// TestProposalFlow follows proposals from submission through a reviewer's
+// decisions in the records API to the export, the metrics and the list.
+func TestProposalFlow(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	key := f.A.Keys["both"]
+
+	sub := request(h, http.MethodPost, submitURL, key, `{"items":[
+		{"sku":"SKU-1","confidence":90,"name":"Runner Pro","slug":"runner-pro","description":"Now lighter."},
+		{"sku":"SKU-M-RED","confidence":60,"attributes":[{"attribute":"Color","detail":"Crimson"},{"attribute":"Lining","detail":"Mesh"}]},
+		{"sku":"SKU-NEW","confidence":20,"name":"Renamed"}]}`)
+	if sub.Code != 200 {
+		t.Fatalf("submit: %d %s", sub.Code, sub.Body)
+	}
+	revs := decode[[]result](t, sub.Body.Bytes())
+	before := time.Now().Add(-time.Millisecond)
+
+	token := reviewerToken(t, app, string(f.A.Org))
+	decide := func(rev *int64, body string, status int) {
+		t.Helper()
+		req := fmt.Sprintf("/api/collections/revisions/records/%d", *rev)
+		r := requestAuth(h, http.MethodPatch, req, token, body)
+		if r.Code != status {
+			t.Fatalf("decide %d with %s: %d %s", *rev, body, r.Code, r.Body)
+		}
+	}
+	decide(revs[0].RevisionID, `{"status":"accepted","approvedFields":["name"]}`, 200)
+	decide(revs[1].RevisionID, `{"status":"accepted"}`, 200)
+	decide(revs[2].RevisionID, `{"status":"rejected"}`, 200)
+	decide(revs[2].RevisionID, `{"status":"accepted"}`, 400) // final
+
+	exp := request(h, http.MethodGet, exportURL+"?modifiedSince="+url.QueryEscape(before.UTC().Format(time.RFC3339Nano)), key, "")
+	p := decode[page](t, exp.Body.Bytes())
+	if got := strings.Join(p.skus(), ","); got != "SKU-1,SKU-M-RED" {
+		t.Fatalf("modified since the decisions: %s", got)
+	}
+	if p.Items[0]["name"] != "Runner Pro" || p.Items[0]["slug"] != "runner" || p.Items[0]["description"] != "A light running shoe." {
+		t.Errorf("partial approval applied more than the name: %v", p.Items[0])
+	}
+	attrs := fmt.Sprint(p.Items[1]["attributes"])
+	color := lookupID(t, app, "attribute_options", "attribute", "Color", f.A.Org)
+	if !strings.Contains(attrs, "attribute:Color detail:Crimson option:map[dataType:STRING optionId:"+color) ||
+		!strings.Contains(attrs, "attribute:Size detail:42") || !strings.Contains(attrs, "attribute:Lining detail:Mesh option:<nil>") {
+		t.Errorf("merged attributes: %s", attrs)
+	}
+
+	m := request(h, http.MethodGet, "/api/enrichment/acceptance-rate", key, "")
+	sameJSON(t, "metrics", decode[any](t, m.Body.Bytes()), `{"totalSubmitted":3,"reviewed":3,"accepted":2,"rejected":1,"pending":0,
+		"acceptanceRate":0.6667,"byConfidenceBand":[
+		{"band":"0-49","reviewed":1,"accepted":0,"acceptanceRate":0},
+		{"band":"50-79","reviewed":1,"accepted":1,"acceptanceRate":1},
+		{"band":"80-100","reviewed":1,"accepted":1,"acceptanceRate":1}]}`)
+
+	list := request(h, http.MethodGet, "/api/enrichment/revisions?sku=SKU-1", key, "")
+	if !strings.Contains(list.Body.String(), `"fields":{"name":"applied","slug":"not_applied","description":"not_applied"}`) {
+		t.Errorf("revisions list: %s", list.Body)
+	}
+}
+
+// reviewerToken creates a reviewer of org on app and signs them in.
+func reviewerToken(t testing.TB, app core.App, org string) string {
+	t.Helper()
+	c, err := app.FindCollectionByNameOrId("reviewers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := core.NewRecord(c)
+	r.SetEmail(fmt.Sprintf("reviewer-%s@example.com", org))
+	r.SetPassword("reviewer-password")
+	r.Set("organization", org)
+	if err := app.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	token, err := r.NewAuthToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
