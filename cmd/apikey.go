@@ -18,15 +18,16 @@ import (
 
 func apikeyCommand(app core.App) *cobra.Command {
 	cmd := &cobra.Command{Use: "apikey", Short: "Issue, list and revoke API keys"}
-	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRevoke(app))
+	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRotate(app), apikeyRevoke(app))
 	return cmd
 }
 
 func apikeyCreate(app core.App) *cobra.Command {
 	var org, scopes, name string
 	var asJSON bool
+	var rateLimit int
 	c := &cobra.Command{
-		Use:          "create --org ORG_ID [--scopes catalog:read,catalog:submit] [--name LABEL]",
+		Use:          "create --org ORG_ID [--scopes catalog:read,catalog:submit] [--name LABEL] [--rate-limit N]",
 		Short:        "Create an API key and print it (shown this once only)",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
@@ -34,6 +35,9 @@ func apikeyCreate(app core.App) *cobra.Command {
 			granted, err := parseScopes(scopes)
 			if err != nil {
 				return err
+			}
+			if rateLimit < 0 {
+				return fmt.Errorf("--rate-limit must be 0 (unlimited) or more, got %d", rateLimit)
 			}
 			if err := migrated(app); err != nil {
 				return err
@@ -45,6 +49,7 @@ func apikeyCreate(app core.App) *cobra.Command {
 			key := apikey.New()
 			id, err := store.New(app).CreateClient(orgID, store.NewClient{
 				Name: strings.TrimSpace(name), Scopes: granted, KeyHash: key.Hash, KeyPrefix: key.Shown,
+				RateLimit: rateLimit,
 			})
 			if err != nil {
 				return err
@@ -61,7 +66,65 @@ func apikeyCreate(app core.App) *cobra.Command {
 	c.Flags().StringVar(&org, "org", "", "the organization id (required)")
 	c.Flags().StringVar(&scopes, "scopes", enrichment.ScopeRead, "comma-separated scopes: "+strings.Join(enrichment.Scopes, ", "))
 	c.Flags().StringVar(&name, "name", "", "a label for the key, e.g. the vendor's name")
+	c.Flags().IntVar(&rateLimit, "rate-limit", enrichment.DefaultRateLimit,
+		"requests per second, with bursts of twice as many; 0 means unlimited")
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"id":...,"key":...}`)
+	return c
+}
+
+// defaultGrace is how long a rotated-out key keeps working by default: a
+// day, for a vendor to deploy the new one.
+const defaultGrace = 24 * time.Hour
+
+func apikeyRotate(app core.App) *cobra.Command {
+	var grace time.Duration
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "rotate KEY_ID [--grace 24h]",
+		Short: "Issue a new key for an API client; the old one keeps working for the grace period",
+		Long: "Issue a new key for an API client and print it (shown this once only). The client keeps its\n" +
+			"id, scopes, rate limit and history; the old key keeps working until the grace period\n" +
+			"(default 24h; 0 ends it at once) is over, so the vendor can switch without downtime.",
+		Args:         cobra.ExactArgs(1),
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			id, err := parseKeyID(args[0])
+			if err != nil {
+				return err
+			}
+			if grace < 0 {
+				return fmt.Errorf("--grace must not be negative, got %s", grace)
+			}
+			if err := migrated(app); err != nil {
+				return err
+			}
+			key := apikey.New()
+			client, err := store.New(app).RotateKey(id, key.Hash, key.Shown, grace)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no API key with id %d", id)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := map[string]any{"id": id, "key": key.Raw, "previousKeyExpiresAt": nil}
+				if !client.PreviousKeyExpiresAt.IsZero() {
+					out["previousKeyExpiresAt"] = client.PreviousKeyExpiresAt.UTC().Format(time.RFC3339)
+				}
+				return printJSON(c.OutOrStdout(), out)
+			}
+			fmt.Fprintln(c.OutOrStdout(), key.Raw)
+			until := "now: the old key no longer works"
+			if !client.PreviousKeyExpiresAt.IsZero() {
+				until = client.PreviousKeyExpiresAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "New key for API key %d (organization %s); the old key works until %s. It is shown only now: store it safely.\n",
+				id, client.Org, until)
+			return nil
+		},
+	}
+	c.Flags().DurationVar(&grace, "grace", defaultGrace, "how long the old key keeps working, e.g. 1h, 72h, 0")
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"id":...,"key":...,"previousKeyExpiresAt":...}`)
 	return c
 }
 
@@ -89,14 +152,18 @@ func apikeyList(app core.App) *cobra.Command {
 				return printJSON(c.OutOrStdout(), clients)
 			}
 			w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tNAME\tKEY\tSCOPES\tACTIVE\tLAST USED")
+			fmt.Fprintln(w, "ID\tNAME\tKEY\tSCOPES\tRATE/S\tACTIVE\tLAST USED")
 			for _, cl := range clients {
 				lastUsed := "never"
 				if !cl.LastUsedAt.IsZero() {
 					lastUsed = cl.LastUsedAt.UTC().Format(time.RFC3339)
 				}
-				fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%t\t%s\n", cl.ID, cl.Name, cl.KeyPrefix,
-					strings.Join(cl.Scopes, ","), cl.Active, lastUsed)
+				rate := "unlimited"
+				if cl.RateLimit > 0 {
+					rate = strconv.Itoa(cl.RateLimit)
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%s\t%t\t%s\n", cl.ID, cl.Name, cl.KeyPrefix,
+					strings.Join(cl.Scopes, ","), rate, cl.Active, lastUsed)
 			}
 			return w.Flush()
 		},
@@ -113,9 +180,9 @@ func apikeyRevoke(app core.App) *cobra.Command {
 		Args:         cobra.ExactArgs(1),
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return fmt.Errorf("KEY_ID must be a key's id as apikey list shows it, got %q", args[0])
+			id, err := parseKeyID(args[0])
+			if err != nil {
+				return err
 			}
 			if err := migrated(app); err != nil {
 				return err
@@ -131,6 +198,15 @@ func apikeyRevoke(app core.App) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// parseKeyID reads a KEY_ID argument.
+func parseKeyID(raw string) (int64, error) {
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id < 1 {
+		return 0, fmt.Errorf("KEY_ID must be a key's id as apikey list shows it, got %q", raw)
+	}
+	return id, nil
 }
 
 // parseScopes reads a comma-separated scope list; unknown scopes are errors.

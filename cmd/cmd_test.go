@@ -354,9 +354,9 @@ func TestAPIKeyList(t *testing.T) {
 		}
 		want := []map[string]any{
 			{"id": float64(readID), "organization": org, "name": "reader", "keyPrefix": readKey[:12],
-				"scopes": []any{"catalog:read"}, "active": true},
+				"scopes": []any{"catalog:read"}, "active": true, "rateLimit": float64(20)},
 			{"id": float64(bothID), "organization": org, "name": "vendor", "keyPrefix": bothKey[:12],
-				"scopes": []any{"catalog:read", "catalog:submit"}, "active": true},
+				"scopes": []any{"catalog:read", "catalog:submit"}, "active": true, "rateLimit": float64(20)},
 		}
 		for i := range want {
 			lastUsed, hasLastUsed := got[i]["lastUsedAt"]

@@ -112,7 +112,7 @@ func demoKey(app core.App, org enrichment.Org) (string, error) {
 	}
 	key := apikey.New()
 	_, err = st.CreateClient(org, store.NewClient{Name: demoKeyName, Scopes: enrichment.Scopes,
-		KeyHash: key.Hash, KeyPrefix: key.Shown})
+		KeyHash: key.Hash, KeyPrefix: key.Shown, RateLimit: enrichment.DefaultRateLimit})
 	return key.Raw, err
 }
 

@@ -5,7 +5,7 @@ import (
 	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
-// registerAPIClients keeps key hashes out of every records API response,
+// registerAPIClients keeps key hashes (current and rotated-out) out of every records API response,
 // superusers' included (PocketBase unhides hidden fields for them).
 func registerAPIClients(app core.App) {
 	app.OnRecordEnrich("api_clients").Bind(&hook.Handler[*core.RecordEnrichEvent]{
@@ -15,7 +15,7 @@ func registerAPIClients(app core.App) {
 			if err := e.Next(); err != nil {
 				return err
 			}
-			e.Record.Hide("keyHash")
+			e.Record.Hide("keyHash", "previousKeyHash")
 			return nil
 		},
 	})

@@ -2,11 +2,15 @@ package routes
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/apikey"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -21,8 +25,9 @@ const touchInterval = 30 * time.Second
 
 const clientKey = "enrichmentClient"
 
-// requireAPIKey authenticates the request's key and remembers its client.
-func requireAPIKey() *hook.Handler[*core.RequestEvent] {
+// requireAPIKey authenticates the request's key, remembers its client and
+// takes a token from the client's rate limit bucket.
+func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "enrichmentAPIKey",
 		Func: func(e *core.RequestEvent) error {
@@ -45,9 +50,35 @@ func requireAPIKey() *hook.Handler[*core.RequestEvent] {
 				}
 			}
 			e.Set(clientKey, client)
+			if client.RateLimit > 0 {
+				if err := applyRateLimit(e, limiter.Allow(client.ID, client.RateLimit)); err != nil {
+					return err
+				}
+			}
 			return e.Next()
 		},
 	}
+}
+
+// applyRateLimit reports the client's bucket in the RateLimit-* headers and
+// refuses the request with 429 and Retry-After when the bucket is empty.
+func applyRateLimit(e *core.RequestEvent, d ratelimit.Decision) error {
+	h := e.Response.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("RateLimit-Reset", wholeSeconds(d.Reset))
+	if d.Allowed {
+		return nil
+	}
+	h.Set("Retry-After", wholeSeconds(d.RetryAfter))
+	return e.TooManyRequestsError(fmt.Sprintf(
+		"Rate limit exceeded: this key may make %d requests at once and %d per second; retry after %s s.",
+		d.Limit, d.Limit/ratelimit.BurstFactor, wholeSeconds(d.RetryAfter)), nil)
+}
+
+// wholeSeconds rounds up to whole seconds, at least 1, as the headers want.
+func wholeSeconds(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
 }
 
 // requireScope refuses a client that lacks scope.

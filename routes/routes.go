@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -36,12 +37,13 @@ func table() []route {
 
 // Register serves the enrichment API on app.
 func Register(app core.App) {
+	limiter := ratelimit.New(nil)
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
 			g := se.Router.Group(Prefix)
-			g.Bind(requireAPIKey())
+			g.Bind(requireAPIKey(limiter))
 			for _, r := range routes {
 				limit := r.BodyLimit
 				if limit == 0 {

@@ -23,10 +23,12 @@ type clientRow struct {
 	KeyPrefix    string         `db:"keyPrefix"`
 	Scopes       types.JSONRaw  `db:"scopes"`
 	Active       bool           `db:"active"`
+	RateLimit    int            `db:"rateLimit"`
 	LastUsedAt   types.DateTime `db:"lastUsedAt"`
+	PreviousEnd  types.DateTime `db:"previousKeyExpiresAt"`
 }
 
-var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes", "active", "lastUsedAt"}
+var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes", "active", "rateLimit", "lastUsedAt", "previousKeyExpiresAt"}
 
 func (r clientRow) client() enrichment.Client {
 	return enrichment.Client{
@@ -36,17 +38,25 @@ func (r clientRow) client() enrichment.Client {
 		KeyPrefix:  r.KeyPrefix,
 		Scopes:     decodeStrings(r.Scopes),
 		Active:     r.Active,
+		RateLimit:  r.RateLimit,
 		LastUsedAt: r.LastUsedAt.Time(),
+
+		PreviousKeyExpiresAt: r.PreviousEnd.Time(),
 	}
 }
 
-// ClientByKeyHash finds the API client whose key hashes to keyHash, active or
-// not; ErrNotFound when there is none. It is the one lookup that is not
-// scoped to an organization, because it is what yields the organization.
+// ClientByKeyHash finds the API client whose current key, or rotated-out key
+// still in its grace period, hashes to keyHash, active or not; ErrNotFound
+// when there is none. It is the one lookup that is not scoped to an
+// organization, because it is what yields the organization.
 func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
 	var row clientRow
 	err := s.db().Select(clientColumns...).From("api_clients").
-		Where(dbx.HashExp{"keyHash": keyHash}).Limit(1).One(&row)
+		Where(dbx.Or(
+			dbx.HashExp{"keyHash": keyHash},
+			dbx.And(dbx.HashExp{"previousKeyHash": keyHash},
+				dbx.NewExp("previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
+		)).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, ErrNotFound
 	}
@@ -115,6 +125,7 @@ type NewClient struct {
 	Scopes    []string
 	KeyHash   string
 	KeyPrefix string
+	RateLimit int // requests per second; 0: unlimited
 }
 
 // CreateClient stores an active API client of org and returns its id.
@@ -129,6 +140,7 @@ func (s *Store) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
 	rec.Set("keyHash", c.KeyHash)
 	rec.Set("keyPrefix", c.KeyPrefix)
 	rec.Set("active", true)
+	rec.Set("rateLimit", c.RateLimit)
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create api client: %w", err)
 	}
@@ -151,6 +163,35 @@ func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
 	return enrichment.Client{ID: id, Org: enrichment.Org(rec.GetString("organization")),
 		Name: rec.GetString("name"), KeyPrefix: rec.GetString("keyPrefix"),
 		Scopes: rec.GetStringSlice("scopes")}, nil
+}
+
+// RotateKey gives an active API client a new key. The old key keeps working
+// until now+grace (not at all when grace is 0), so callers can switch over.
+func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
+	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return enrichment.Client{}, ErrNotFound
+	}
+	if err != nil {
+		return enrichment.Client{}, fmt.Errorf("find api client %d: %w", id, err)
+	}
+	if !rec.GetBool("active") {
+		return enrichment.Client{}, fmt.Errorf("api client %d is revoked; create a new key instead", id)
+	}
+	rec.Set("previousKeyHash", "")
+	rec.Set("previousKeyExpiresAt", "")
+	if grace > 0 {
+		rec.Set("previousKeyHash", rec.GetString("keyHash"))
+		rec.Set("previousKeyExpiresAt", FormatTime(time.Now().Add(grace)))
+	}
+	rec.Set("keyHash", keyHash)
+	rec.Set("keyPrefix", keyPrefix)
+	if err := s.app.Save(rec); err != nil {
+		return enrichment.Client{}, fmt.Errorf("rotate key of api client %d: %w", id, err)
+	}
+	return enrichment.Client{ID: id, Org: enrichment.Org(rec.GetString("organization")), Name: rec.GetString("name"),
+		KeyPrefix: keyPrefix, Scopes: rec.GetStringSlice("scopes"), Active: true, RateLimit: rec.GetInt("rateLimit"),
+		PreviousKeyExpiresAt: rec.GetDateTime("previousKeyExpiresAt").Time()}, nil
 }
 
 func (s *Store) newRecord(collection string) (*core.Record, error) {
