@@ -10,6 +10,11 @@ type Page[T any] struct {
 	TotalPages    int `json:"totalPages"`
 }
 
+// NewPage is page number page (zero-based) of size items out of total.
+func NewPage[T any](items []T, page, size, total int) Page[T] {
+	return Page[T]{Items: items, Page: page, PageSize: size, TotalElements: total, TotalPages: (total + size - 1) / size}
+}
+
 // Product is a product as the API exports it.
 type Product struct {
 	ID                  int64       `json:"id"`

@@ -2,7 +2,6 @@ package hooks_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
-	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -295,11 +293,11 @@ func TestDashboardRoundTrip(t *testing.T) {
 	app := f.NewApp(t)
 	defer app.Cleanup()
 	seedReview(t, app, f)
-	h := serve(t, app)
+	h := fixture.Serve(t, app)
 	auth := token(t, app, "super")
 	url := "/api/collections/revisions/records/" + revFull
 
-	res := request(h, http.MethodGet, url, auth, "")
+	res := fixture.Send(h, http.MethodGet, url, "Authorization", auth, "")
 	if res.Code != 200 {
 		t.Fatalf("GET %d %s", res.Code, res.Body)
 	}
@@ -307,47 +305,16 @@ func TestDashboardRoundTrip(t *testing.T) {
 	rec["status"] = enrichment.StatusAccepted
 	rec["approvedFields"] = []string{"name", "files"}
 	body := canonical(t, rec)
-	if res := request(h, http.MethodPatch, url, auth, body); res.Code != 200 {
+	if res := fixture.Send(h, http.MethodPatch, url, "Authorization", auth, body); res.Code != 200 {
 		t.Fatalf("PATCH whole record: %d %s", res.Code, res.Body)
 	}
 	if p := productOf(t, app, f.A, "SKU-1"); p.GetString("name") != "Runner Pro" || p.GetString("slug") != "runner" {
 		t.Errorf("product name %q slug %q", p.GetString("name"), p.GetString("slug"))
 	}
-	if res := request(h, http.MethodPatch, url, auth, body); res.Code != 400 {
+	if res := fixture.Send(h, http.MethodPatch, url, "Authorization", auth, body); res.Code != 400 {
 		t.Errorf("second PATCH: %d %s", res.Code, res.Body)
 	}
 	if got := revision(t, app, revFull).GetStringSlice("approvedFields"); !slices.Equal(got, []string{"name", "files"}) {
 		t.Errorf("approvedFields %v", got)
 	}
-}
-
-// serve builds app's router once, for several requests on the same data.
-func serve(t testing.TB, app *tests.TestApp) http.Handler {
-	t.Helper()
-	r, err := apis.NewRouter(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mux http.Handler
-	err = app.OnServe().Trigger(&core.ServeEvent{App: app, Router: r}, func(e *core.ServeEvent) error {
-		m, err := e.Router.BuildMux()
-		mux = m
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mux
-}
-
-// request makes one request to h with an optional token and JSON body.
-func request(h http.Handler, method, url, auth, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
 }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
-	"github.com/pocketbase/pocketbase/apis"
-	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 )
 
@@ -116,43 +114,17 @@ func sameJSON(t testing.TB, what string, got any, want string) {
 	}
 }
 
-// handler serves app's router once, for tests that make several requests
-// against the same data.
+// handler serves app's router once, for several requests on the same data.
 func handler(t testing.TB, app *tests.TestApp) http.Handler {
-	t.Helper()
-	r, err := apis.NewRouter(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mux http.Handler
-	err = app.OnServe().Trigger(&core.ServeEvent{App: app, Router: r}, func(e *core.ServeEvent) error {
-		m, err := e.Router.BuildMux()
-		mux = m
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mux
+	return fixture.Serve(t, app)
 }
 
 // request makes one request to h with an optional key and JSON body.
 func request(h http.Handler, method, url, key, body string) *httptest.ResponseRecorder {
-	return send(h, method, url, routes.KeyHeader, key, body)
+	return fixture.Send(h, method, url, routes.KeyHeader, key, body)
 }
 
 // requestAuth makes one records API request with a PocketBase auth token.
 func requestAuth(h http.Handler, method, url, token, body string) *httptest.ResponseRecorder {
-	return send(h, method, url, "Authorization", token, body)
-}
-
-func send(h http.Handler, method, url, header, value, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if value != "" {
-		req.Header.Set(header, value)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+	return fixture.Send(h, method, url, "Authorization", token, body)
 }

@@ -67,13 +67,7 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[e
 	if err != nil {
 		return enrichment.Page[enrichment.Product]{}, err
 	}
-	return enrichment.Page[enrichment.Product]{
-		Items:         items,
-		Page:          q.Page,
-		PageSize:      q.PageSize,
-		TotalElements: total,
-		TotalPages:    (total + q.PageSize - 1) / q.PageSize,
-	}, nil
+	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
 }
 
 // ProductsBySKU returns org's active products whose SKU is one of skus, in

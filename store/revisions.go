@@ -65,13 +65,7 @@ func (s *Store) ClientRevisions(org enrichment.Org, client int64, q RevisionQuer
 	for i, r := range rows {
 		items[i] = r.item()
 	}
-	return enrichment.Page[enrichment.RevisionItem]{
-		Items:         items,
-		Page:          q.Page,
-		PageSize:      q.PageSize,
-		TotalElements: total,
-		TotalPages:    (total + q.PageSize - 1) / q.PageSize,
-	}, nil
+	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
 }
 
 // revisionFilter selects client's revisions of org that match q's filters.
