@@ -5,19 +5,34 @@
 # machine-wide GOTOOLCHAIN=local); a Go that is new enough is used as it is.
 export GOTOOLCHAIN := auto
 
-.PHONY: demo test build vet fmt-check
+.PHONY: demo test build vet fmt-check bench fuzz
 
 demo: ## run the service on the embedded demo catalog (data in ./pb_demo)
 	go run . demo
 
 test: vet fmt-check ## the whole test suite, as CI runs it
 	go test -count=1 ./...
+	$(MAKE) fuzz
 
 build: ## a static, self-contained binary: ./enrichment
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o enrichment .
+
+bench: ## the load harness: 100k products, every scenario, results in bench/results (a few minutes)
+	go run ./bench $(BENCHFLAGS)
 
 vet:
 	go vet ./...
 
 fmt-check:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+
+# Each fuzz target for FUZZTIME; -fuzz takes one package and one target at a
+# time. New inputs are not minimized (1x) so the time goes to exploring; a
+# failing input is written to the package's testdata/fuzz/<Target>/.
+FUZZTIME ?= 7s
+FUZZ = go test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1x -fuzz
+fuzz: ## a short run of every fuzz target (under a minute with a warm build cache)
+	$(FUZZ) '^FuzzParse$$' ./timeparam/
+	$(FUZZ) '^FuzzSubmissionRequest$$' ./routes/
+	$(FUZZ) '^FuzzSKULookup$$' ./routes/
+	$(FUZZ) '^FuzzHTTPReadEndpoints$$' ./routes/

@@ -19,11 +19,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Demo fixtures: one organization, its catalog, a superuser for the dashboard.
+// Demo fixtures: one organization, its catalog, a superuser for the
+// dashboard, a reviewer for the reviewers' page and proposals to review.
 const (
-	demoOrgName   = "Demo Outfitters"
-	demoKeyName   = "demo"
-	demoAdminMail = "admin@demo.example"
+	demoOrgName      = "Demo Outfitters"
+	demoKeyName      = "demo"
+	demoAdminMail    = "admin@demo.example"
+	demoReviewerMail = "reviewer@demo.example"
 )
 
 func demoCommand(app core.App) *cobra.Command {
@@ -32,8 +34,9 @@ func demoCommand(app core.App) *cobra.Command {
 		Use:   "demo",
 		Short: "Serve an embedded demo catalog with a ready API key (data in ./pb_demo)",
 		Long: "Serve an embedded demo catalog with a ready API key (data in ./pb_demo unless --dir says otherwise).\n" +
-			"The catalog is created on the first run and kept; every run prints a fresh API key\n" +
-			"and a fresh dashboard password, and revokes the previous run's key.",
+			"The catalog, vendors' proposals and a reviewer are created on the first run and kept; every\n" +
+			"run prints a fresh API key, fresh dashboard and reviewer passwords, and revokes the previous\n" +
+			"run's key.",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -52,7 +55,14 @@ func demoCommand(app core.App) *cobra.Command {
 			if err := demoSuperuser(app, password); err != nil {
 				return err
 			}
-			printDemoBanner(c.OutOrStdout(), addr, app.DataDir(), org, products, key, password)
+			if err := demoProposals(app, org); err != nil {
+				return err
+			}
+			reviewerPassword := security.RandomString(16)
+			if err := demoReviewer(app, org, reviewerPassword); err != nil {
+				return err
+			}
+			printDemoBanner(c.OutOrStdout(), addr, app.DataDir(), org, products, key, password, reviewerPassword)
 			return apis.Serve(app, apis.ServeConfig{HttpAddr: addr})
 		},
 	}
@@ -95,22 +105,22 @@ func importDemoCatalog(app core.App) (org enrichment.Org, err error) {
 	return org, err
 }
 
-// demoKey revokes the previous runs' demo keys and issues a new one with
-// every scope.
+// demoKey gives the demo's API client (every scope, the default rate limit)
+// a fresh key: it rotates the one client the demo keeps, with no grace, so
+// the previous run's key stops working and no stale clients pile up.
 func demoKey(app core.App, org enrichment.Org) (string, error) {
 	st := store.New(app)
+	key := apikey.New()
 	clients, err := st.Clients(org)
 	if err != nil {
 		return "", err
 	}
 	for _, c := range clients {
 		if c.Name == demoKeyName && c.Active {
-			if _, err := st.RevokeClient(c.ID); err != nil {
-				return "", err
-			}
+			_, err := st.RotateKey(c.ID, key.Hash, key.Shown, 0)
+			return key.Raw, err
 		}
 	}
-	key := apikey.New()
 	_, err = st.CreateClient(org, store.NewClient{Name: demoKeyName, Scopes: enrichment.Scopes,
 		KeyHash: key.Hash, KeyPrefix: key.Shown, RateLimit: enrichment.DefaultRateLimit})
 	return key.Raw, err
@@ -134,7 +144,7 @@ func demoSuperuser(app core.App, password string) error {
 	return nil
 }
 
-func printDemoBanner(w io.Writer, addr, dataDir string, org enrichment.Org, products int, key, password string) {
+func printDemoBanner(w io.Writer, addr, dataDir string, org enrichment.Org, products int, key, password, reviewerPassword string) {
 	base := "http://" + addr
 	if host, port, err := net.SplitHostPort(addr); err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
 		base = "http://127.0.0.1:" + port
@@ -146,6 +156,7 @@ func printDemoBanner(w io.Writer, addr, dataDir string, org enrichment.Org, prod
 		"  API:        " + base + "/api/enrichment",
 		"  API key:    " + key,
 		"  Dashboard:  " + base + "/_/   (" + demoAdminMail + " / " + password + ")",
+		"  Reviewers:  " + base + "/   (" + demoReviewerMail + " / " + reviewerPassword + ")",
 		"",
 		"Try:",
 		"  curl -s -H 'X-Api-Client-Key: " + key + "' '" + base + "/api/enrichment/products?pageSize=2'",
@@ -155,3 +166,11 @@ func printDemoBanner(w io.Writer, addr, dataDir string, org enrichment.Org, prod
 	}
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }
+
+// Demo vendors: their proposals give the reviewers' page something to show.
+const (
+	demoVendorName = "Demo Vendor AI"
+	demoCopyName   = "Demo Copy Studio"
+	demoPicks      = 50 // products that receive a proposal
+	demoVendorOnes = 44 // of them from demoVendorName; the rest from demoCopyName
+)

@@ -60,6 +60,7 @@ func Register(app core.App) {
 				se.Router.Route(method, Prefix+"/{path...}", func(e *core.RequestEvent) error {
 					return unroutable(e, routes)
 				})
+				se.Router.Route(method, Prefix+"/openapi.json", openapiDocument) // no key; 405 unless GET
 			}
 			return se.Next()
 		},
@@ -70,7 +71,8 @@ func Register(app core.App) {
 // unroutable answers a request that no route took: 405 with Allow when the
 // path exists under another method, 404 otherwise.
 func unroutable(e *core.RequestEvent, routes []route) error {
-	path := strings.TrimPrefix(e.Request.URL.Path, Prefix)
+	// note: the escaped path, so products%2Fskus is not taken for products/skus
+	path := strings.TrimPrefix(e.Request.URL.EscapedPath(), Prefix)
 	var allow []string
 	for _, r := range routes {
 		if r.Path == path {

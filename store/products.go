@@ -53,7 +53,7 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[e
 	}
 
 	var rows []productRow
-	if int64(q.Page)*int64(q.PageSize) < int64(total) {
+	if q.Page < (total+q.PageSize-1)/q.PageSize { // note: a page past the end is empty; never multiply a huge page number
 		err := s.db().Select(productColumns...).From("products").Where(where).
 			OrderBy("CAST(id AS INTEGER)").
 			Limit(int64(q.PageSize)).Offset(int64(q.Page) * int64(q.PageSize)).

@@ -51,7 +51,7 @@ func (s *Store) ClientRevisions(org enrichment.Org, client int64, q RevisionQuer
 		return enrichment.Page[enrichment.RevisionItem]{}, fmt.Errorf("count revisions of client %d of organization %s: %w", client, org, err)
 	}
 	var rows []revisionRow
-	if int64(q.Page)*int64(q.PageSize) < int64(total) {
+	if q.Page < (total+q.PageSize-1)/q.PageSize { // note: a page past the end is empty; never multiply a huge page number
 		err := s.db().Select(revisionColumns...).From("revisions").Where(revisionFilter(org, client, q, true)).
 			OrderBy("CAST(id AS INTEGER)").
 			Limit(int64(q.PageSize)).Offset(int64(q.Page) * int64(q.PageSize)).

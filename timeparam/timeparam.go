@@ -49,6 +49,11 @@ func Parse(s string) (time.Time, error) {
 	s = s[:10] + "T" + s[11:]
 	for _, layout := range zoned {
 		if t, err := time.Parse(layout, strings.Replace(s, "z", "Z", 1)); err == nil {
+			// note: an offset can carry 9999-12-31 into year 10000, which
+			// stored dates (four-digit text) cannot be compared with
+			if t.UTC().Year() > 9999 {
+				return time.Time{}, ErrFormat
+			}
 			return t.UTC(), nil
 		}
 	}

@@ -1,0 +1,167 @@
+package browser
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// do runs actions in the tab or fails the test.
+func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page and decodes its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor waits until a JavaScript expression is truthy.
+func waitFor(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
+		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+			'selected: ' + (document.querySelector('#queue-list .item[aria-current=true]')?.dataset.id ?? 'none'),
+			'queue: ' + document.querySelector('#queue-summary')?.textContent,
+			'revision view: ' + document.querySelector('#revision')?.innerText.slice(0, 600),
+			'page: ' + document.querySelector('main')?.innerText.slice(0, 600),
+		].join('\n')`))
+		t.Fatalf("waiting for %s (%s): %v\n%s", what, expr, err, state)
+	}
+}
+
+// text is the visible text of the first element matching a CSS selector.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(v)
+}
+
+// js quotes a string for a JavaScript expression.
+func js(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// signIn opens the page and signs a reviewer in through the form, then
+// waits for the queue to be loaded.
+func signIn(t *testing.T, ctx context.Context, base, email string) {
+	t.Helper()
+	signInWith(t, ctx, base, email, reviewerPassword)
+}
+
+// signInWith signs in with any password (a superuser's, say).
+func signInWith(t *testing.T, ctx context.Context, base, email, password string) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#email")),
+		chromedp.SendKeys(chromedp.CSS("#email"), email),
+		chromedp.SendKeys(chromedp.CSS("#password"), password),
+		chromedp.Click(chromedp.CSS("#signin-submit")),
+	)
+	waitQueue(t, ctx)
+}
+
+// queueIdle is true when the queue is shown and no load is under way.
+const queueIdle = `!document.querySelector('#queue-view').hidden && !document.querySelector('#queue-list').hasAttribute('aria-busy')`
+
+// waitQueue waits until the queue shows its list and band counts.
+func waitQueue(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitFor(t, ctx, "the queue", queueIdle+` &&
+		document.querySelectorAll('#bands .band').length === 5 &&
+		/pending|Nothing/.test(document.querySelector('#queue-summary').textContent)`)
+}
+
+// queueIDs are the revision ids listed in the queue, in order.
+func queueIDs(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.id)`)
+}
+
+// queueSKUs are the SKUs listed in the queue, in order.
+func queueSKUs(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.sku)`)
+}
+
+// bandCounts are the counts of the band buttons, by band ("all", "80-100", …, "" for none).
+func bandCounts(t *testing.T, ctx context.Context) map[string]string {
+	t.Helper()
+	return eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#bands .band')]
+		.map(b => [b.dataset.band, b.querySelector('.count').textContent]))`)
+}
+
+// selectedID is the id of the revision selected in the queue.
+func selectedID(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return eval[string](t, ctx, `document.querySelector('#queue-list .item[aria-current=true]')?.dataset.id ?? ''`)
+}
+
+// waitRevision waits until the revision view shows revision id.
+func waitRevision(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	waitFor(t, ctx, "revision "+id, `!document.querySelector('#revision').hasAttribute('aria-busy') &&
+		(document.querySelector('#rev-title + .meta')?.textContent ?? '').startsWith('Revision #'+`+js(id)+`+' ')`)
+}
+
+// openRevision clicks revision id in the queue and waits for its view.
+func openRevision(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	waitFor(t, ctx, "the queue to settle", queueIdle)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+id+`"]`)))
+	waitRevision(t, ctx, id)
+}
+
+// waitGone waits until revision id has left the queue.
+func waitGone(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	waitFor(t, ctx, "revision "+id+" to leave the queue",
+		`!document.querySelector('#queue-list .item[data-id="`+id+`"]')`)
+}
+
+// press sends keys to the focused element, one key at a time.
+func press(t *testing.T, ctx context.Context, keys string) {
+	t.Helper()
+	do(t, ctx, chromedp.KeyEvent(keys))
+}
+
+// screenshot saves the tab's viewport as name.png under $SCREENSHOT_DIR, or
+// browser/screenshots (ignored by git), for people to look at.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("SCREENSHOT_DIR")
+	if dir == "" {
+		dir = "screenshots"
+	}
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}

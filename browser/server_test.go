@@ -1,0 +1,192 @@
+// Package browser tests the reviewers' page (pb_public) in headless
+// Chromium, driven by chromedp, against the service on a loopback HTTP
+// server with the test fixture's two organizations.
+package browser
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tests"
+)
+
+// reviewerPassword is every test reviewer's password.
+const reviewerPassword = "reviewer-password"
+
+// service is the enrichment service on a fresh copy of the fixture, serving
+// the real pages of ../pb_public on a loopback port.
+type service struct {
+	t   *testing.T
+	f   *fixture.Fixture
+	app *tests.TestApp
+	url string // http://127.0.0.1:PORT
+}
+
+// newService starts the service for one test; it stops when the test ends.
+func newService(t *testing.T) *service {
+	t.Helper()
+	f := fixture.Get(t)
+	app, err := tests.NewTestApp(f.Dir)
+	if err != nil {
+		t.Fatalf("new test app: %v", err)
+	}
+	t.Cleanup(app.Cleanup)
+	// as main.go does, but with the pages from the source tree
+	hooks.Register(app)
+	routes.Register(app)
+	routes.RegisterPublic(app, os.DirFS("../pb_public"))
+
+	r, err := apis.NewRouter(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mux http.Handler
+	err = app.OnServe().Trigger(&core.ServeEvent{App: app, Router: r}, func(e *core.ServeEvent) error {
+		m, err := e.Router.BuildMux()
+		mux = m
+		return err
+	})
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &service{t: t, f: f, app: app, url: srv.URL}
+}
+
+// addReviewer creates a reviewer of org with reviewerPassword.
+func (s *service) addReviewer(org enrichment.Org, email string) {
+	s.t.Helper()
+	c, err := s.app.FindCollectionByNameOrId("reviewers")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	r := core.NewRecord(c)
+	r.SetEmail(email)
+	r.SetPassword(reviewerPassword)
+	r.Set("organization", string(org))
+	if err := s.app.Save(r); err != nil {
+		s.t.Fatalf("reviewer %s: %v", email, err)
+	}
+}
+
+// proposal is one submitted item: a SKU, a confidence (-1: none) and fields.
+type proposal struct {
+	sku        string
+	confidence int
+	fields     enrichment.Fields
+}
+
+// submit stores proposals of tenant's API client of kind (see
+// fixture.Tenant.Keys) and returns their revision ids as record ids.
+func (s *service) submit(tenant fixture.Tenant, kind string, items ...proposal) []string {
+	s.t.Helper()
+	var ps []enrichment.Proposal
+	for _, it := range items {
+		p := enrichment.Proposal{SKU: it.sku, Fields: it.fields}
+		if it.confidence >= 0 {
+			c := it.confidence
+			p.Confidence = &c
+		}
+		ps = append(ps, p)
+	}
+	results, err := store.New(s.app).Submit(tenant.Org, tenant.Clients[kind], ps, store.SubmitOptions{})
+	if err != nil {
+		s.t.Fatalf("submit: %v", err)
+	}
+	ids := make([]string, len(results))
+	for i, r := range results {
+		if r.RevisionID == nil {
+			s.t.Fatalf("proposal for %s not stored: %s", r.SKU, r.Status)
+		}
+		ids[i] = store.FormatID(*r.RevisionID)
+	}
+	return ids
+}
+
+// decide records a decision as Go code does (reviewer "system").
+func (s *service) decide(id, status string, approved ...string) {
+	s.t.Helper()
+	rev := s.record("revisions", id)
+	rev.Set("status", status)
+	if len(approved) > 0 {
+		rev.Set("approvedFields", approved)
+	}
+	if err := s.app.Save(rev); err != nil {
+		s.t.Fatalf("decide revision %s: %v", id, err)
+	}
+}
+
+// record reads a record straight from the database.
+func (s *service) record(collection, id string) *core.Record {
+	s.t.Helper()
+	r, err := s.app.FindRecordById(collection, id)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", collection, id, err)
+	}
+	return r
+}
+
+// product reads the product with SKU sku of tenant.
+func (s *service) product(tenant fixture.Tenant, sku string) *core.Record {
+	s.t.Helper()
+	return s.record("products", store.FormatID(tenant.Products[sku]))
+}
+
+// status is a revision's status and approved fields.
+func (s *service) status(id string) (string, []string) {
+	s.t.Helper()
+	r := s.record("revisions", id)
+	return r.GetString("status"), r.GetStringSlice("approvedFields")
+}
+
+// fieldsExcept is a record's field values without the named ones, to
+// check that nothing else changed.
+func fieldsExcept(r *core.Record, names ...string) map[string]any {
+	out := map[string]any{}
+	for k, v := range r.FieldsData() {
+		if !slices.Contains(names, k) {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out
+}
+
+// metrics calls GET /api/enrichment/acceptance-rate with key.
+func (s *service) metrics(key string) enrichment.AcceptanceMetrics {
+	s.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.url+"/api/enrichment/acceptance-rate", nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set(routes.KeyHeader, key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		s.t.Fatalf("acceptance-rate: %d %s %v", res.StatusCode, body, err)
+	}
+	var m enrichment.AcceptanceMetrics
+	if err := json.Unmarshal(body, &m); err != nil {
+		s.t.Fatalf("acceptance-rate body %s: %v", body, err)
+	}
+	return m
+}
+
+func ptr[T any](v T) *T { return &v }

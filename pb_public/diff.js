@@ -1,0 +1,175 @@
+// Comparisons behind the revision view: a word diff for text fields,
+// attributes matched by name, file lists as sets. Pure functions, no DOM.
+
+// Above this many cells the word LCS is not worth it: the texts are shown
+// as wholly removed and wholly added instead.
+const maxCells = 4_000_000;
+
+/**
+ * wordDiff compares two texts word by word (longest common subsequence over
+ * words and punctuation, whitespace kept with the token before it) and returns segments in
+ * order: {op: 'same', a, b} (the text on each side), {op: 'del', text} (only
+ * in a) or {op: 'ins', text} (only in b). Adjacent segments of one kind are
+ * merged.
+ */
+export function wordDiff(a, b) {
+  const x = tokens(a);
+  const y = tokens(b);
+  let start = 0;
+  while (start < x.length && start < y.length && key(x[start]) === key(y[start])) start++;
+  let endX = x.length;
+  let endY = y.length;
+  while (endX > start && endY > start && key(x[endX - 1]) === key(y[endY - 1])) {
+    endX--;
+    endY--;
+  }
+  const out = [];
+  for (let i = 0; i < start; i++) out.push({ op: 'same', a: x[i], b: y[i] });
+  out.push(...middle(x.slice(start, endX), y.slice(start, endY)));
+  for (let i = endX, j = endY; i < x.length; i++, j++) out.push({ op: 'same', a: x[i], b: y[j] });
+  return merge(out);
+}
+
+// tokens splits a text into words (letters and digits) and single other
+// characters, each with the whitespace after it: "shoe." is "shoe" and ".",
+// "runner-pro" is "runner", "-" and "pro".
+function tokens(text) {
+  return String(text ?? '').match(/^\s+|[\p{L}\p{N}]+\s*|[^\s\p{L}\p{N}]\s*/gu) || [];
+}
+
+function key(token) {
+  return token.trimEnd();
+}
+
+// middle diffs the parts that differ, after the common prefix and suffix.
+function middle(x, y) {
+  const n = x.length;
+  const m = y.length;
+  if (n === 0) return y.map((t) => ({ op: 'ins', text: t }));
+  if (m === 0) return x.map((t) => ({ op: 'del', text: t }));
+  if (n * m > maxCells) {
+    return [...x.map((t) => ({ op: 'del', text: t })), ...y.map((t) => ({ op: 'ins', text: t }))];
+  }
+  // lcs[i*(m+1)+j]: length of the LCS of x[i:] and y[j:]
+  const w = m + 1;
+  const lcs = new Uint32Array((n + 1) * w);
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i * w + j] = key(x[i]) === key(y[j])
+        ? lcs[(i + 1) * w + j + 1] + 1
+        : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
+    }
+  }
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (key(x[i]) === key(y[j])) {
+      out.push({ op: 'same', a: x[i++], b: y[j++] });
+    } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+      out.push({ op: 'del', text: x[i++] });
+    } else {
+      out.push({ op: 'ins', text: y[j++] });
+    }
+  }
+  while (i < n) out.push({ op: 'del', text: x[i++] });
+  while (j < m) out.push({ op: 'ins', text: y[j++] });
+  return out;
+}
+
+function merge(segments) {
+  const out = [];
+  for (const s of segments) {
+    const last = out[out.length - 1];
+    if (last && last.op === s.op) {
+      if (s.op === 'same') {
+        last.a += s.a;
+        last.b += s.b;
+      } else {
+        last.text += s.text;
+      }
+    } else {
+      out.push({ ...s });
+    }
+  }
+  return out;
+}
+
+/**
+ * compareAttributes lines up the product's attributes now, at submission
+ * (base) and as proposed, by attribute name. Proposed attributes replace or
+ * add by name, so an attribute the proposal does not name is kept as it is.
+ * Each row: {name, now, base, proposed (detail or undefined), isProposed,
+ * status: 'added' | 'changed' | 'removed' | 'unchanged' | 'kept',
+ * changedSince (now differs from base)}. Proposed rows come first.
+ */
+export function compareAttributes(now, base, proposed) {
+  const nowBy = byName(now);
+  const baseBy = byName(base);
+  const propBy = byName(proposed);
+  const names = [...new Set([...propBy.keys(), ...baseBy.keys(), ...nowBy.keys()])];
+  return names.map((name) => {
+    const isProposed = propBy.has(name);
+    const b = baseBy.get(name);
+    const p = propBy.get(name);
+    let status = 'kept';
+    if (isProposed) {
+      if (!b) status = p ? 'added' : 'unchanged';
+      else if (!p) status = 'removed';
+      else status = b === p ? 'unchanged' : 'changed';
+    }
+    return {
+      name,
+      now: nowBy.get(name),
+      base: b,
+      proposed: isProposed ? p : b,
+      isProposed,
+      status,
+      changedSince: (nowBy.get(name) || '') !== (b || ''),
+    };
+  });
+}
+
+// byName maps attribute name to detail (the first one of a name wins).
+function byName(list) {
+  const out = new Map();
+  for (const a of Array.isArray(list) ? list : []) {
+    if (a && typeof a.attribute === 'string' && !out.has(a.attribute)) {
+      out.set(a.attribute, typeof a.detail === 'string' ? a.detail : String(a.detail ?? ''));
+    }
+  }
+  return out;
+}
+
+/**
+ * compareLists marks what a proposed list (files, which replace the whole
+ * list) adds and drops: {base: [{text, op: 'same'|'del'}], proposed: [{text,
+ * op: 'same'|'ins'}]}.
+ */
+export function compareLists(base, proposed) {
+  const b = Array.isArray(base) ? base.map(String) : [];
+  const p = Array.isArray(proposed) ? proposed.map(String) : [];
+  const inP = new Set(p);
+  const inB = new Set(b);
+  return {
+    base: b.map((text) => ({ text, op: inP.has(text) ? 'same' : 'del' })),
+    proposed: p.map((text) => ({ text, op: inB.has(text) ? 'same' : 'ins' })),
+  };
+}
+
+/**
+ * changedSince reports whether a field's current value differs from its
+ * value when the proposal was made. Attributes compare by name and detail,
+ * in any order; files compare as lists.
+ */
+export function changedSince(field, now, base) {
+  if (field === 'attributes') {
+    const a = [...byName(now)].filter(([, d]) => d !== '').sort();
+    const b = [...byName(base)].filter(([, d]) => d !== '').sort();
+    return JSON.stringify(a) !== JSON.stringify(b);
+  }
+  if (field === 'files') {
+    return JSON.stringify(Array.isArray(now) ? now : []) !== JSON.stringify(Array.isArray(base) ? base : []);
+  }
+  return String(now ?? '') !== String(base ?? '');
+}

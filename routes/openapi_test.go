@@ -1,0 +1,438 @@
+package routes_test
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+const openapiURL = "/api/enrichment/openapi.json"
+
+// oaDoc is the served OpenAPI document as plain JSON values, with a small
+// JSON Schema validator for the keywords the document uses.
+type oaDoc map[string]any
+
+// oaKeywords are the keywords validate understands, then annotations it
+// may ignore; the document may use no other (TestOpenAPIDocument).
+var oaKeywords = []string{"$ref", "type", "enum", "properties", "required", "additionalProperties", "items", "anyOf",
+	"minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern",
+	"description", "format", "default", "title", "examples"}
+
+// oaLoad fetches the document from the server, without a key.
+func oaLoad(t testing.TB, h http.Handler) oaDoc {
+	t.Helper()
+	r := request(h, http.MethodGet, openapiURL, "", "")
+	if r.Code != 200 || r.Header().Get("Content-Type") != "application/json" || r.Header().Get("Cache-Control") != "no-cache" {
+		t.Fatalf("GET %s: %d %v", openapiURL, r.Code, r.Header())
+	}
+	return decode[oaDoc](t, r.Body.Bytes())
+}
+
+// ref resolves a local reference such as #/components/schemas/Product.
+func (d oaDoc) ref(ref string) map[string]any {
+	var node any = map[string]any(d)
+	for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+		m, _ := node.(map[string]any)
+		node = m[part]
+	}
+	m, _ := node.(map[string]any)
+	return m
+}
+
+// deref follows a node's $ref, if it has one.
+func (d oaDoc) deref(node map[string]any) map[string]any {
+	if ref, ok := node["$ref"].(string); ok {
+		return d.ref(ref)
+	}
+	return node
+}
+
+// response is the documented response of op ("GET /api/enrichment/products") for status.
+func (d oaDoc) response(op, status string) map[string]any {
+	method, path, _ := strings.Cut(op, " ")
+	resp := oaMap(oaMap(oaMap(oaMap(d.ref("#/paths")[path])[strings.ToLower(method)])["responses"])[status])
+	if resp == nil {
+		return nil
+	}
+	return d.deref(resp)
+}
+
+// oaSchema is the JSON body schema of a response.
+func oaSchema(resp map[string]any) map[string]any {
+	return oaMap(oaMap(oaMap(resp["content"])["application/json"])["schema"])
+}
+
+// validate lists every way v does not match schema.
+func (d oaDoc) validate(schema map[string]any, v any, at string) []string {
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
+	if ref, ok := schema["$ref"].(string); ok {
+		target := d.ref(ref)
+		if target == nil {
+			return []string{at + ": unresolved " + ref}
+		}
+		errs = append(errs, d.validate(target, v, at)...)
+	}
+	if types, ok := schema["type"].([]any); ok && !slices.ContainsFunc(types, func(typ any) bool { return oaIsType(v, typ) }) {
+		fail("%s is not of type %v", fmt.Sprintf("%.60s", fmt.Sprint(v)), types)
+		return errs
+	}
+	if enum, ok := schema["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return reflect.DeepEqual(e, v) }) {
+		fail("%s is not one of %v", fmt.Sprintf("%.60s", fmt.Sprint(v)), enum)
+	}
+	if anyOf, ok := schema["anyOf"].([]any); ok && !slices.ContainsFunc(anyOf, func(s any) bool {
+		return len(d.validate(s.(map[string]any), v, at)) == 0
+	}) {
+		fail("%s matches none of anyOf", fmt.Sprintf("%.60s", fmt.Sprint(v)))
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		for _, name := range oaSlice(schema["required"]) {
+			if _, ok := x[name.(string)]; !ok {
+				fail("missing required %q", name)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(x)) {
+			if p, ok := props[name].(map[string]any); ok {
+				errs = append(errs, d.validate(p, x[name], at+"."+name)...)
+			} else if extra, ok := schema["additionalProperties"].(map[string]any); ok {
+				errs = append(errs, d.validate(extra, x[name], at+"."+name)...)
+			} else if schema["additionalProperties"] == false {
+				fail("undocumented property %q", name)
+			}
+		}
+	case []any:
+		if n, ok := schema["minItems"].(float64); ok && float64(len(x)) < n {
+			fail("%d items, want at least %v", len(x), n)
+		}
+		if n, ok := schema["maxItems"].(float64); ok && float64(len(x)) > n {
+			fail("%d items, want at most %v", len(x), n)
+		}
+		if items, ok := schema["items"].(map[string]any); ok {
+			for i, e := range x {
+				errs = append(errs, d.validate(items, e, fmt.Sprintf("%s.%d", at, i))...)
+			}
+		}
+	case float64:
+		if m, ok := schema["minimum"].(float64); ok && x < m {
+			fail("%v is below %v", x, m)
+		}
+		if m, ok := schema["maximum"].(float64); ok && x > m {
+			fail("%v is above %v", x, m)
+		}
+	case string:
+		if n, ok := schema["minLength"].(float64); ok && float64(utf8.RuneCountInString(x)) < n {
+			fail("shorter than %v", n)
+		}
+		if n, ok := schema["maxLength"].(float64); ok && float64(utf8.RuneCountInString(x)) > n {
+			fail("longer than %v", n)
+		}
+		if p, ok := schema["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(x) {
+			fail("%q does not match %s", x, p)
+		}
+	}
+	return errs
+}
+
+func oaIsType(v, typ any) bool {
+	switch x := v.(type) {
+	case nil:
+		return typ == "null"
+	case bool:
+		return typ == "boolean"
+	case string:
+		return typ == "string"
+	case map[string]any:
+		return typ == "object"
+	case []any:
+		return typ == "array"
+	case float64:
+		return typ == "number" || (typ == "integer" && x == math.Trunc(x))
+	}
+	return false
+}
+
+// oaWalk calls fn on every object in node, with its JSON path.
+func oaWalk(node any, at string, fn func(at string, m map[string]any)) {
+	switch x := node.(type) {
+	case map[string]any:
+		fn(at, x)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			oaWalk(x[k], at+"/"+k, fn)
+		}
+	case []any:
+		for i, e := range x {
+			oaWalk(e, fmt.Sprintf("%s/%d", at, i), fn)
+		}
+	}
+}
+
+// TestOpenAPIDocument checks the document's own consistency: every $ref
+// resolves, every schema uses only keywords the validator knows with 3.1
+// type arrays, and every example matches its schema.
+func TestOpenAPIDocument(t *testing.T) {
+	app := fixture.Get(t).NewApp(t)
+	t.Cleanup(app.Cleanup)
+	d := oaLoad(t, handler(t, app))
+	if v, _ := d["openapi"].(string); !strings.HasPrefix(v, "3.1.") {
+		t.Fatalf("openapi = %q, want 3.1.x", v)
+	}
+	examples := 0
+	oaWalk(map[string]any(d), "#", func(at string, m map[string]any) {
+		if ref, ok := m["$ref"].(string); ok && d.ref(ref) == nil {
+			t.Errorf("%s: $ref %s does not resolve", at, ref)
+		}
+		if strings.HasPrefix(at, "#/components/schemas/") && strings.Count(at, "/") == 3 {
+			oaWalkSchema(t, at, m)
+		}
+		schema, ok := m["schema"].(map[string]any)
+		if !ok {
+			return
+		}
+		oaWalkSchema(t, at+"/schema", schema)
+		for name, e := range oaMap(m["examples"]) {
+			examples++
+			for _, err := range d.validate(schema, d.deref(e.(map[string]any))["value"], at+"/examples/"+name) {
+				t.Error(err)
+			}
+		}
+		if e, ok := m["example"]; ok {
+			examples++
+			for _, err := range d.validate(schema, e, at+"/example") {
+				t.Error(err)
+			}
+		}
+	})
+	if examples < 20 {
+		t.Errorf("only %d examples checked", examples)
+	}
+}
+
+// oaWalkSchema checks a schema and its subschemas for keywords validate does
+// not know and for type written other than as a 3.1 type array.
+func oaWalkSchema(t *testing.T, at string, s map[string]any) {
+	for k, v := range s {
+		if !slices.Contains(oaKeywords, k) {
+			t.Errorf("%s: keyword %q is not checked by the test's validator", at, k)
+		}
+		if _, ok := v.([]any); k == "type" && !ok {
+			t.Errorf("%s: type %v, want an array (OpenAPI 3.1 style)", at, v)
+		}
+	}
+	sub := func(name string, v any) {
+		if m, ok := v.(map[string]any); ok {
+			oaWalkSchema(t, at+"/"+name, m)
+		}
+	}
+	for name, p := range oaMap(s["properties"]) {
+		sub("properties/"+name, p)
+	}
+	sub("items", s["items"])
+	sub("additionalProperties", s["additionalProperties"])
+	for i, a := range oaSlice(s["anyOf"]) {
+		sub(fmt.Sprintf("anyOf/%d", i), a)
+	}
+}
+
+func oaMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func oaSlice(v any) []any        { s, _ := v.([]any); return s }
+
+// TestOpenAPIValidatorIsStrict shows that a missing, extra or mistyped
+// field fails validation, so the shape tests mean something.
+func TestOpenAPIValidatorIsStrict(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	d := oaLoad(t, h)
+	body := request(h, http.MethodPost, lookupURL, f.A.Keys["read"], `{"skus":["SKU-M"]}`).Body.Bytes()
+	lookup := oaSchema(d.response("POST "+lookupURL, "200"))
+	if errs := d.validate(lookup, decode[any](t, body), "body"); len(errs) > 0 {
+		t.Fatalf("the real response does not validate: %v", errs)
+	}
+	mutations := map[string]func(p map[string]any){
+		"extra field":            func(p map[string]any) { p["price"] = 1.0 },
+		"missing field":          func(p map[string]any) { delete(p, "gtin") },
+		"null list":              func(p map[string]any) { p["attributes"] = nil },
+		"string id":              func(p map[string]any) { p["id"] = "1" },
+		"fractional id":          func(p map[string]any) { p["id"] = 1.5 },
+		"extra field in variant": func(p map[string]any) { oaSlice(p["variants"])[0].(map[string]any)["x"] = true },
+		"bad nested option":      func(p map[string]any) { oaSlice(p["attributes"])[0].(map[string]any)["option"] = map[string]any{} },
+		"brand not an object":    func(p map[string]any) { p["brand"] = "Acme" },
+	}
+	for name, mutate := range mutations {
+		v := decode[map[string]any](t, body)
+		mutate(oaSlice(v["items"])[0].(map[string]any))
+		if errs := d.validate(lookup, v, "body"); len(errs) == 0 {
+			t.Errorf("%s: still valid", name)
+		}
+	}
+}
+
+// oaCase is one real request whose response must match the document.
+type oaCase struct {
+	name   string
+	op     string // the documented operation, "METHOD /path"
+	method string // when not the operation's
+	url    string // when not the operation's path
+	key    string
+	body   string
+	status int
+	want   []string // substrings of the body, to show what was validated
+}
+
+// oaHeaders are the response headers the document describes; one that
+// the server sends must be documented on that response.
+var oaHeaders = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Idempotent-Replayed", "Allow"}
+
+// oaCheck sends c and validates the answer against the document.
+func oaCheck(t *testing.T, d oaDoc, h http.Handler, c oaCase) []byte {
+	t.Helper()
+	method, path, _ := strings.Cut(c.op, " ")
+	if c.method != "" {
+		method = c.method
+	}
+	if c.url == "" {
+		c.url = path
+	}
+	r := request(h, method, c.url, c.key, c.body)
+	if r.Code != c.status {
+		t.Errorf("%s: status %d, want %d: %.300s", c.name, r.Code, c.status, r.Body)
+		return nil
+	}
+	resp := d.response(c.op, fmt.Sprint(c.status))
+	if resp == nil {
+		t.Errorf("%s: %s documents no %d response", c.name, c.op, c.status)
+		return nil
+	}
+	if ct := r.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("%s: Content-Type %q", c.name, ct)
+	}
+	for _, name := range oaHeaders {
+		if r.Header().Get(name) != "" && oaMap(resp["headers"])[name] == nil {
+			t.Errorf("%s: header %s sent but not documented on %s %d", c.name, name, c.op, c.status)
+		}
+	}
+	for _, err := range d.validate(oaSchema(resp), decode[any](t, r.Body.Bytes()), "body") {
+		t.Errorf("%s: %s", c.name, err)
+	}
+	for _, w := range c.want {
+		if !strings.Contains(r.Body.String(), w) {
+			t.Errorf("%s: no %s in %.300s", c.name, w, r.Body)
+		}
+	}
+	return r.Body.Bytes()
+}
+
+// TestOpenAPIResponseShapes validates real responses of every operation,
+// for the fixture catalog, against the document: products of every kind,
+// submission results, the revisions after a review, metrics, and the error
+// bodies of every documented status.
+func TestOpenAPIResponseShapes(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	d := oaLoad(t, h)
+	read, both, submit := f.A.Keys["read"], f.A.Keys["both"], f.A.Keys["submit"]
+	templates, products, skus := "GET /api/enrichment/attribute-templates", "GET "+exportURL, "POST "+lookupURL
+	submissions, metrics, revisions := "POST "+submitURL, "GET /api/enrichment/acceptance-rate", "GET "+revisionsURL
+
+	// a template without options, and a key of B limited to 1 request/s (bursts of 2)
+	collection, err := app.FindCollectionByNameOrId("attribute_templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := core.NewRecord(collection)
+	empty.Load(map[string]any{"organization": string(f.A.Org), "name": "Empty", "active": true})
+	if err := app.Save(empty); err != nil {
+		t.Fatal(err)
+	}
+	limited := f.B.Keys["read"]
+	if _, err := app.DB().NewQuery("UPDATE api_clients SET rateLimit = 1 WHERE id = {:id}").
+		Bind(map[string]any{"id": fmt.Sprint(f.B.Clients["read"])}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	batch := `{"externalSubmissionId":"shapes","items":[
+		{"sku":"SKU-1","confidence":90,"name":"Runner Pro","gtin":"x"},
+		{"sku":"SKU-M-RED","confidence":55,"attributes":[{"attribute":"Color","detail":"Crimson","option":{"optionId":1}}],"files":["a.pdf"]},
+		{"sku":"SKU-NEW","description":"Newer."},
+		{"sku":"SKU-M","slug":" ","files":[]},
+		{"sku":"NOPE","name":"x"}]}`
+
+	cases := []oaCase{
+		{name: "templates", op: templates, key: read, status: 200, want: []string{`"options":[]`, `"dataType":null`}},
+		{name: "every product", op: products, url: exportURL + "?pageSize=500", key: read, status: 200,
+			want: []string{`"sku":"SKU-1"`, `"variants":[{`, `"variantMaster":"SKU-M"`, `"brand":null`, `"unit":"EU"`}},
+		{name: "a page past the last", op: products, url: exportURL + "?page=9", key: read, status: 200},
+		{name: "bad modifiedSince", op: products, url: exportURL + "?modifiedSince=yesterday", key: read, status: 400},
+		{name: "bad paging", op: products, url: exportURL + "?page=-1&pageSize=x", key: read, status: 400},
+		{name: "lookup", op: skus, key: read, body: `{"skus":["SKU-1","SKU-M","SKU-M-RED","SKU-DUP","NOPE"]}`, status: 200},
+		{name: "lookup without skus", op: skus, key: read, body: `{}`, status: 400},
+		{name: "lookup with a number", op: skus, key: read, body: `{"skus":[1]}`, status: 400},
+		{name: "lookup body over 64 KiB", op: skus, key: read, body: `{"skus":["` + strings.Repeat("x", 65<<10) + `"]}`, status: 413},
+		{name: "lookup with GET", op: skus, method: http.MethodGet, key: read, status: 405},
+		{name: "submission", op: submissions, key: both, body: batch, status: 200,
+			want: []string{`"CREATED"`, `"UNMATCHED"`, `"REJECTED_FIELDS"`, `"ignoredFields":["gtin"]`}},
+		{name: "replayed submission", op: submissions, key: both, body: batch, status: 200},
+		{name: "reused externalSubmissionId", op: submissions, key: both, body: strings.Replace(batch, "Newer.", "Other.", 1), status: 422},
+		{name: "dry run", op: submissions, url: submitURL + "?dryRun=true", key: both, body: batch, status: 200},
+		{name: "bad item", op: submissions, key: both, body: `{"items":[{"sku":"SKU-1","confidence":101,"files":[1]}]}`, status: 400},
+		{name: "submission over 16 MiB", op: submissions, key: both, body: `{"items":[{"sku":"SKU-1","description":"` + strings.Repeat("x", 16<<20) + `"}]}`, status: 413},
+		{name: "submission with a read key", op: submissions, key: read, body: batch, status: 403},
+		{name: "no key", op: templates, status: 401},
+		{name: "unknown key", op: metrics, key: "cek_nope", status: 401},
+		{name: "templates with a submit key", op: templates, key: submit, status: 403},
+		{name: "unknown path", op: products, url: exportURL + "/12", key: read, status: 404},
+		{name: "DELETE on the export", op: products, method: http.MethodDelete, key: read, status: 405},
+		{name: "metrics with a bad until", op: metrics, url: "/api/enrichment/acceptance-rate?until=soon", key: both, status: 400},
+		{name: "revisions with a bad status", op: revisions, url: revisionsURL + "?status=done", key: both, status: 400},
+		{name: "the document", op: "GET " + openapiURL, status: 200},
+		{name: "POST on the document", op: "GET " + openapiURL, method: http.MethodPost, status: 405},
+		{name: "limited key, first", op: templates, key: limited, status: 200},
+		{name: "limited key, second", op: templates, key: limited, status: 200},
+		{name: "limited key, over the limit", op: templates, key: limited, status: 429},
+	}
+	var results []result
+	for _, c := range cases {
+		body := oaCheck(t, d, h, c)
+		if c.name == "submission" {
+			results = decode[[]result](t, body)
+		}
+	}
+	if len(results) != 5 || results[0].RevisionID == nil || results[1].RevisionID == nil {
+		t.Fatalf("submission results: %+v", results)
+	}
+
+	// a reviewer accepts one revision in part and rejects another
+	token := fixture.SuperuserToken(t, app)
+	for id, decision := range map[int64]string{
+		*results[0].RevisionID: `{"status":"accepted","approvedFields":["name"]}`,
+		*results[1].RevisionID: `{"status":"rejected"}`,
+	} {
+		if r := requestAuth(h, http.MethodPatch, fmt.Sprintf("/api/collections/revisions/records/%d", id), token, decision); r.Code != 200 {
+			t.Fatalf("decide %d: %d %s", id, r.Code, r.Body)
+		}
+	}
+	body := oaCheck(t, d, h, oaCase{name: "revisions after a review", op: revisions, key: both, status: 200})
+	for _, want := range []string{`"status":"accepted"`, `"status":"rejected"`, `"status":"pending"`, `"applied"`, `"not_applied"`, `"confidence":null`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the revisions list has no %s: %s", want, body)
+		}
+	}
+	body = oaCheck(t, d, h, oaCase{name: "metrics after a review", op: metrics, key: both, status: 200})
+	if !strings.Contains(string(body), `"reviewed":2,"accepted":1`) {
+		t.Errorf("metrics: %s", body)
+	}
+}
