@@ -17,7 +17,7 @@ import (
 )
 
 func apikeyCommand(app core.App) *cobra.Command {
-	cmd := &cobra.Command{Use: "apikey", Short: "Issue, list and revoke API keys"}
+	cmd := &cobra.Command{Use: "apikey", Short: "Issue, list, rotate and revoke API keys"}
 	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRotate(app), apikeyRevoke(app))
 	return cmd
 }

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// scenario is a closed loop of workers, each bound to one kind of request.
+type scenario struct {
+	Name     string
+	About    string
+	Workers  []assignment
+	Duration time.Duration // 0: the -duration flag
+}
+
+// one is a scenario of n workers of a single kind.
+func one(about string, k *kind, n int) scenario {
+	sc := scenario{Name: k.Name, About: about}
+	for i := range n {
+		sc.Workers = append(sc.Workers, assignment{Kind: k, Seed: seed(k.Name, i)})
+	}
+	return sc
+}
+
+func seed(name string, i int) uint64 {
+	h := fnv.New64a()
+	io.WriteString(h, name+"/"+strconv.Itoa(i))
+	return h.Sum64()
+}
+
+// scenarios are the measured loads, in order: reads first, the submissions,
+// then the metrics over what they stored, and everything at once last.
+func scenarios(t *target, cfg config) []scenario {
+	c := cfg.Concurrency
+	list := []scenario{
+		one("GET /api/health: PocketBase's own route, no key, no query", t.health(), c),
+		one("GET /attribute-templates: key check, then the organization's templates", t.templates(), c),
+		one("GET /products?page=-1: key and scope checks, then 400 before any query", t.authProbe(), c),
+		one("GET /products, 500 a page, random pages", t.export("export500", 500, "random"), c),
+		one("GET /products, 100 a page, random pages", t.export("export100", 100, "random"), c),
+		one("GET /products, 500 a page, the first page", t.export("export500-first", 500, "first"), c),
+		one("GET /products, 500 a page, the last full page", t.export("export500-last", 500, "last"), c),
+		one("GET /products, 100 a page, the first page", t.export("export100-first", 100, "first"), c),
+		one("GET /products, 100 a page, the last full page", t.export("export100-last", 100, "last"), c),
+		one("POST /products/skus, 50 random existing SKUs", t.lookup("lookup50", 50), c),
+	}
+	if t.SuToken != "" {
+		list = append(list, one("PocketBase's GET /api/collections/products/records, perPage 500, "+
+			"expand brand, attributeTemplate, variantMaster, as a superuser, random pages", t.peer("peer500"), c))
+	}
+	return append(list,
+		one("POST /products/submissions, 1000 proposals a batch, 1 writer", t.submit("submit1000-c1", 1000, 1), 1),
+		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4), 4),
+		one("GET /acceptance-rate over everything submitted so far", t.metrics(), c),
+		mixed(t, cfg, "mixed"),
+	)
+}
+
+// mixed runs every kind at once with an equal share of workers: at least
+// one each, more when -concurrency exceeds the number of kinds.
+func mixed(t *target, cfg config, name string) scenario {
+	kinds := []*kind{
+		t.export("export500", 500, "random"), t.export("export100", 100, "random"),
+		t.export("export500-last", 500, "last"), t.lookup("lookup50", 50),
+		t.submit("submit1000", 1000, 9), t.metrics(), t.templates(), t.health(),
+	}
+	if t.SuToken != "" {
+		kinds = append(kinds, t.peer("peer500"))
+	}
+	per := (cfg.Concurrency + len(kinds) - 1) / len(kinds)
+	sc := scenario{Name: name, About: fmt.Sprintf("all kinds at once, %d worker(s) each", per)}
+	for i := range per {
+		for _, k := range kinds {
+			sc.Workers = append(sc.Workers, assignment{Kind: k, Seed: seed(name+"/"+k.Name, i)})
+		}
+	}
+	return sc
+}
+
+type harness struct {
+	ctx     context.Context
+	srv     *server
+	cfg     config
+	profDir string // where the profiling build writes a CPU profile per scenario
+}
+
+// profile starts (a name) or stops ("") the profiling build's CPU profile.
+func (h *harness) profile(name string) {
+	if h.profDir == "" {
+		return
+	}
+	sig := syscall.SIGUSR2
+	if name != "" {
+		if err := os.WriteFile(filepath.Join(h.profDir, "next"), []byte(name+".prof"), 0o644); err != nil {
+			logf("profile %s: %v", name, err)
+			return
+		}
+		sig = syscall.SIGUSR1
+	}
+	_ = h.srv.cmd.Process.Signal(sig)
+	time.Sleep(100 * time.Millisecond) // let the server act on it before the load
+}
+
+// run probes each kind once, then runs the closed loop and summarizes it.
+func (h *harness) run(sc scenario, series bool) scenarioResult {
+	d := sc.Duration
+	if d == 0 {
+		d = h.cfg.Duration
+	}
+	var kinds []*kind
+	for _, w := range sc.Workers {
+		if !slices.Contains(kinds, w.Kind) {
+			kinds = append(kinds, w.Kind)
+		}
+	}
+	waitIdle(h.ctx, h.cfg.WaitIdle, h.srv.pid(), sc.Name)
+	var notes []string
+	for _, k := range kinds {
+		if note := h.probe(k); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	h.profile(sc.Name)
+	cpu0, self0, all0 := cpuSeconds(h.srv.pid()), selfCPU(), machineBusy()
+	start := time.Now()
+	tallies, elapsed := runLoad(h.ctx, h.srv.base, sc.Workers, d)
+	end := time.Now()
+	cpu1, self1, all1 := cpuSeconds(h.srv.pid()), selfCPU(), machineBusy()
+	h.profile("")
+
+	all := newTally()
+	var parts []scenarioResult
+	for _, k := range kinds {
+		t := tallies[k.Name]
+		all.merge(t)
+		if len(kinds) > 1 {
+			parts = append(parts, summary(k.Name, "", countOf(sc.Workers, k), k.Unit, t, elapsed))
+		}
+	}
+	unit := ""
+	if len(kinds) == 1 {
+		unit = kinds[0].Unit
+	}
+	r := summary(sc.Name, sc.About, len(sc.Workers), unit, all, elapsed)
+	r.Kinds, r.Notes = parts, notes
+	r.ServerCPU = round((cpu1-cpu0)/elapsed.Seconds(), 2)
+	r.ClientCPU = round((self1-self0)/elapsed.Seconds(), 2)
+	r.OtherCPU = round(max(0, (all1-all0)-(cpu1-cpu0)-(self1-self0))/elapsed.Seconds(), 2)
+	window := h.srv.window(start, end)
+	for _, s := range window {
+		r.ServerRSSPeakMB = max(r.ServerRSSPeakMB, mb(s.RSS))
+	}
+	if len(window) > 0 {
+		r.ServerRSSEndMB = mb(window[len(window)-1].RSS)
+	}
+	if series {
+		r.RSSSeries = downsample(window, start)
+	}
+	logf("%-16s %6d req %9.1f req/s %s p50 %8.2f ms  p95 %8.2f ms  p99 %8.2f ms  errors %d  server RSS ≤ %.0f MB, CPU: server %.2f, harness %.2f, others %.2f",
+		r.Name, r.Requests, r.ReqPerSec, itemsText(r), r.Latency.P50, r.Latency.P95, r.Latency.P99, r.Errors,
+		r.ServerRSSPeakMB, r.ServerCPU, r.ClientCPU, r.OtherCPU)
+	if r.OtherCPU > 0.2 {
+		logf("  warning: other processes used %.2f cores during %s: its figures are low", r.OtherCPU, r.Name)
+	}
+	for _, n := range notes {
+		logf("  note: %s", n)
+	}
+	for _, s := range r.Samples {
+		logf("  unexpected answer: %s", s)
+	}
+	return r
+}
+
+func itemsText(r scenarioResult) string {
+	if r.Unit == "" {
+		return fmt.Sprintf("%22s", "")
+	}
+	return fmt.Sprintf("%10.0f %-11s", r.ItemsPerSec, r.Unit+"/s")
+}
+
+func countOf(ws []assignment, k *kind) int {
+	n := 0
+	for _, w := range ws {
+		if w.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// probe sends one request of the kind and checks its status and items, so
+// a broken scenario is reported instead of measured.
+func (h *harness) probe(k *kind) string {
+	r := k.Next(rand.New(rand.NewPCG(1, 2)), 1<<30)
+	ctx, cancel := context.WithTimeout(h.ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, r.Method, h.srv.base+r.URL, bytes.NewReader(r.Body))
+	if err != nil {
+		return k.Name + ": " + err.Error()
+	}
+	req.Header = k.Header.Clone()
+	resp, err := newClient(1).Do(req)
+	if err != nil {
+		return k.Name + ": probe failed: " + err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != k.wantStatus() {
+		return fmt.Sprintf("%s: probe got %d, want %d: %s", k.Name, resp.StatusCode, k.wantStatus(), shorten(string(body), 300))
+	}
+	if k.Count != nil && k.Unit != "" && k.Count(body) == 0 {
+		return fmt.Sprintf("%s: probe answer has no %s: %s", k.Name, k.Unit, shorten(string(body), 300))
+	}
+	return ""
+}
+
+// idleLimit is how much CPU other processes may use for the machine to
+// count as idle, in cores.
+const idleLimit = 0.3
+
+// waitIdle waits, up to limit, for a two-second window in which processes
+// other than the harness and the server (pid; 0 for none) use less than
+// idleLimit.
+func waitIdle(ctx context.Context, limit time.Duration, pid int, name string) {
+	if limit <= 0 {
+		return
+	}
+	deadline := time.Now().Add(limit)
+	for ctx.Err() == nil {
+		srv0, self0, all0 := cpuSeconds(pid), selfCPU(), machineBusy()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+		others := ((machineBusy() - all0) - (cpuSeconds(pid) - srv0) - (selfCPU() - self0)) / 2
+		if others < idleLimit {
+			return
+		}
+		if time.Now().After(deadline) {
+			logf("%s: other processes still use %.2f cores after waiting %s; measuring anyway", name, others, limit)
+			return
+		}
+	}
+}
+
+// selfCPU is the harness's own CPU time: on 2 cores the load generator
+// competes with the server, so the report shows both.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// downsample keeps about one RSS sample a second: [seconds, MB].
+func downsample(s []sample, start time.Time) [][2]float64 {
+	var out [][2]float64
+	last := -1.0
+	for _, x := range s {
+		t := x.At.Sub(start).Seconds()
+		if last < 0 || t-last >= 1 {
+			out = append(out, [2]float64{round(t, 1), mb(x.RSS)})
+			last = t
+		}
+	}
+	return out
+}

@@ -1,0 +1,320 @@
+// Command bench is the service's load harness. It builds the binary,
+// generates a deterministic catalog (100k products by default), imports it
+// (measuring time and peak memory), starts `serve` on a loopback port and
+// runs each scenario as a closed loop for a fixed duration, including the
+// same export through PocketBase's own records API as the peer. Results go
+// to bench/results: latest.json, latest.md (the targets table) and
+// latest.svg (the chart).
+//
+//	go run ./bench                 # the default run: 100k products, 4 workers, 10 s a scenario
+//	go run ./bench -duration 3s -products 20000 -skip-peer
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/catalog/gen"
+)
+
+type config struct {
+	Products    int           `json:"products"`
+	Concurrency int           `json:"concurrency"`
+	Duration    time.Duration `json:"-"`
+	Soak        time.Duration `json:"-"`
+	SkipPeer    bool          `json:"skipPeer"`
+	Keep        bool          `json:"-"`
+	Out         string        `json:"-"`
+	Only        string        `json:"only,omitempty"`
+	WaitIdle    time.Duration `json:"-"`
+	CPUProfile  string        `json:"cpuProfile,omitempty"`
+	// for the report
+	DurationText string `json:"duration"`
+	SoakText     string `json:"soak"`
+}
+
+func main() {
+	var cfg config
+	flag.IntVar(&cfg.Products, "products", gen.Bench().Products, "products in the generated catalog")
+	flag.IntVar(&cfg.Concurrency, "concurrency", 4, "workers per scenario (the submissions use 1 and 4 whatever this says)")
+	flag.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long each scenario runs")
+	flag.StringVar(&cfg.Out, "out", "", "results folder (default bench/results in the repository)")
+	flag.DurationVar(&cfg.Soak, "soak", 0, "after the scenarios, run the mixed load this long and check the server's memory does not grow (e.g. 10m)")
+	flag.BoolVar(&cfg.SkipPeer, "skip-peer", false, "skip PocketBase's records API (the peer)")
+	flag.BoolVar(&cfg.Keep, "keep", false, "keep the temporary folder (binary, catalog, data folder, server log)")
+	flag.DurationVar(&cfg.WaitIdle, "wait-idle", 0, "before each scenario, wait up to this long for other processes to leave the CPUs alone (a shared machine)")
+	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "serve a profiling build of the service (bench/profserver) and write a CPU profile per scenario into this folder")
+	render := flag.String("render", "", "only redraw latest.md and latest.svg next to this latest.json (after a change to the charts)")
+	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
+	flag.Parse()
+	if *render != "" {
+		if err := rerender(*render); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 {
+		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0")
+		os.Exit(2)
+	}
+	cfg.DurationText, cfg.SoakText = cfg.Duration.String(), cfg.Soak.String()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, cfg)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run(ctx context.Context, cfg config) (err error) {
+	root, err := findRoot()
+	if err != nil {
+		return err
+	}
+	out := cfg.Out
+	if out == "" {
+		out = filepath.Join(root, "bench", "results")
+	}
+	tmp, err := os.MkdirTemp("", "enrichment-bench-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cfg.Keep {
+			logf("kept %s (binary, catalog.json, pb_data, server.log)", tmp)
+			return
+		}
+		os.RemoveAll(tmp)
+	}()
+	bin, data := filepath.Join(tmp, "enrichment"), filepath.Join(tmp, "pb_data")
+	rep := &report{Machine: machine(), Config: cfg}
+
+	pkg, profDir := ".", ""
+	if cfg.CPUProfile != "" {
+		if profDir, err = filepath.Abs(cfg.CPUProfile); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(profDir, 0o755); err != nil {
+			return err
+		}
+		pkg = "./bench/profserver"
+	}
+	logf("building the binary (%s)", pkg)
+	if err := buildBinary(ctx, root, pkg, bin); err != nil {
+		return err
+	}
+
+	opt := gen.Bench()
+	opt.Products = cfg.Products
+	catalogPath := filepath.Join(tmp, "catalog.json")
+	logf("generating %d products (%d templates, %d brands, seed %d)", opt.Products, opt.Templates, opt.Brands, opt.Seed)
+	if err := writeCatalog(catalogPath, opt); err != nil {
+		return err
+	}
+
+	var org struct {
+		ID int64 `json:"id"`
+	}
+	if err := cliJSON(ctx, bin, data, &org, "org", "create", "--name", "Bench Outfitters", "--json"); err != nil {
+		return err
+	}
+	orgID := fmt.Sprint(org.ID)
+
+	waitIdle(ctx, cfg.WaitIdle, 0, "import")
+	logf("importing")
+	rep.Import, err = importCatalog(ctx, bin, data, orgID, catalogPath)
+	if err != nil {
+		return err
+	}
+	logf("import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
+		rep.Import.Products, rep.Import.Seconds, rep.Import.ProductsPerSec, rep.Import.PeakRSSMB, rep.Import.CPU, rep.Import.OtherCPU)
+
+	var key struct {
+		Key string `json:"key"`
+	}
+	if err := cliJSON(ctx, bin, data, &key, "apikey", "create", "--org", orgID, "--name", "bench",
+		"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+		return err
+	}
+	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
+	if !cfg.SkipPeer {
+		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
+			return err
+		}
+	}
+	products, err := readCatalog(filepath.Join(data, "data.db"), orgID)
+	if err != nil {
+		return err
+	}
+	tg := &target{Key: key.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix())}
+
+	logf("starting serve")
+	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	if !cfg.SkipPeer {
+		if tg.SuToken, err = superuserToken(srv.base, suEmail, suPassword); err != nil {
+			return err
+		}
+	}
+
+	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
+	only := map[string]bool{}
+	for _, name := range strings.Split(cfg.Only, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			only[name] = true
+		}
+	}
+	for _, sc := range scenarios(tg, cfg) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if len(only) > 0 && !only[sc.Name] {
+			continue
+		}
+		rep.Scenarios = append(rep.Scenarios, h.run(sc, false))
+	}
+	if cfg.Soak > 0 && ctx.Err() == nil {
+		logf("soak: the mixed load for %s", cfg.Soak)
+		soak := mixed(tg, cfg, "soak")
+		soak.Duration = cfg.Soak
+		r := h.run(soak, true)
+		rep.Soak = soakOf(r)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	rep.Server.PeakRSSMB = mb(srv.peakHWM())
+	srv.stop()
+	rep.Server.Logs = scanLogs(filepath.Join(data, "auxiliary.db"), srv.logPath)
+	if profDir != "" {
+		os.Remove(filepath.Join(profDir, "next"))
+		logf("server CPU profiles in %s (go tool pprof -top %s)", profDir, filepath.Join(profDir, "export500.prof"))
+	}
+	rep.finish()
+	if err := rep.write(out); err != nil {
+		return err
+	}
+	logf("wrote %s", strings.Join([]string{filepath.Join(out, "latest.json"), "latest.md", "latest.svg"}, ", "))
+	fmt.Print(rep.markdown())
+	return nil
+}
+
+// rerender redraws the Markdown and the chart of a results file.
+func rerender(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.WriteFile(filepath.Join(dir, "latest.md"), []byte(rep.markdown()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "latest.svg"), []byte(rep.chart()), 0o644)
+}
+
+// writeCatalog generates the catalog into a file.
+func writeCatalog(path string, opt gen.Options) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := gen.Write(f, opt); err != nil {
+		f.Close()
+		return fmt.Errorf("generate catalog: %w", err)
+	}
+	return f.Close()
+}
+
+// cliJSON runs a subcommand that prints one JSON value and decodes it.
+func cliJSON(ctx context.Context, bin, dir string, v any, args ...string) error {
+	res, err := runCLI(ctx, bin, dir, cliTimeout, args...)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(res.Stdout, v); err != nil {
+		return fmt.Errorf("enrichment %s printed %q: %w", strings.Join(args, " "), tail(string(res.Stdout)), err)
+	}
+	return nil
+}
+
+// importResult is the import command's cost.
+type importResult struct {
+	Products       int     `json:"products"`
+	FileMB         float64 `json:"fileMB"`
+	Seconds        float64 `json:"seconds"` // wall time of the whole command
+	ProductsPerSec float64 `json:"productsPerSec"`
+	PeakRSSMB      float64 `json:"peakRSSMB"` // the kernel's max RSS of the process
+	CPU            float64 `json:"cpuCores"`  // the import's own CPU over its wall time
+	OtherCPU       float64 `json:"otherProcessesCPUCores"`
+}
+
+func importCatalog(ctx context.Context, bin, dir, org, path string) (importResult, error) {
+	all0, self0 := machineBusy(), selfCPU()
+	res, err := runCLI(ctx, bin, dir, importTimeout, "import", "--org", org, path, "--json")
+	others := (machineBusy() - all0) - (selfCPU() - self0) - res.CPU.Seconds()
+	if err != nil {
+		return importResult{}, err
+	}
+	var counts struct {
+		Created int `json:"productsCreated"`
+		Updated int `json:"productsUpdated"`
+	}
+	if err := json.Unmarshal(res.Stdout, &counts); err != nil {
+		return importResult{}, fmt.Errorf("import printed %q: %w", tail(string(res.Stdout)), err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return importResult{}, err
+	}
+	n := counts.Created + counts.Updated
+	return importResult{
+		Products: n, FileMB: mb(info.Size()), Seconds: round(res.Wall.Seconds(), 3),
+		ProductsPerSec: round(float64(n)/res.Wall.Seconds(), 0),
+		PeakRSSMB:      mb(max(res.MaxRSS, res.HWMSeen)),
+		CPU:            round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
+		OtherCPU:       round(max(0, others)/res.Wall.Seconds(), 2),
+	}, nil
+}
+
+// superuserToken signs in the peer's superuser.
+func superuserToken(base, email, password string) (string, error) {
+	body, _ := json.Marshal(map[string]string{"identity": email, "password": password})
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(base+"/api/collections/_superusers/auth-with-password", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		return "", fmt.Errorf("superuser sign-in: %w", err)
+	}
+	defer resp.Body.Close()
+	var auth struct {
+		Token string `json:"token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&auth); err != nil || resp.StatusCode != http.StatusOK || auth.Token == "" {
+		return "", fmt.Errorf("superuser sign-in: status %d (%v)", resp.StatusCode, err)
+	}
+	return auth.Token, nil
+}
+
+func mb(b int64) float64 { return round(float64(b)/(1<<20), 1) }

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	_ "modernc.org/sqlite" // driver "sqlite": the harness reads the imported SKUs
+)
+
+// product is what the load needs of an imported, active product.
+type product struct {
+	SKU    string
+	Name   string
+	Attr   string // its first attribute's name
+	Option int64  // that attribute's template option, 0 for none
+}
+
+// readCatalog lists the organization's active products, in id order, from
+// the data folder while no server runs.
+func readCatalog(dbPath, org string) ([]product, error) {
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT sku, name, COALESCE(attributes ->> '$[0].attribute', ''),
+		COALESCE(attributes ->> '$[0].optionId', 0)
+		FROM products WHERE organization = ? AND active = 1 ORDER BY CAST(id AS INTEGER)`, org)
+	if err != nil {
+		return nil, fmt.Errorf("read imported products: %w", err)
+	}
+	defer rows.Close()
+	var out []product
+	for rows.Next() {
+		var p product
+		if err := rows.Scan(&p.SKU, &p.Name, &p.Attr, &p.Option); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) < 1000 {
+		return nil, fmt.Errorf("only %d active products imported; the submissions need 1000 (use -products 2000 or more)", len(out))
+	}
+	return out, nil
+}
+
+// target is what the kinds of load are aimed at.
+type target struct {
+	Key      string // the API key (catalog:read and catalog:submit, unlimited)
+	SuToken  string // a superuser's token for the peer; "" skips it
+	Org      string
+	Products []product
+	RunID    string // makes externalSubmissionIds unique across runs
+}
+
+func (t *target) keyHeader() http.Header {
+	return http.Header{"X-Api-Client-Key": {t.Key}, "Content-Type": {"application/json"}}
+}
+
+func pages(total, size int) int { return (total + size - 1) / size }
+
+var productMarker = []byte(`"attributeTemplateId":`) // once per product, never in variants
+
+func countProducts(b []byte) int { return bytes.Count(b, productMarker) }
+
+func (t *target) health() *kind {
+	return &kind{Name: "health", Header: http.Header{},
+		Next: func(*rand.Rand, int) request { return request{Method: "GET", URL: "/api/health"} }}
+}
+
+func (t *target) templates() *kind {
+	return &kind{Name: "templates", Header: t.keyHeader(),
+		Next: func(*rand.Rand, int) request {
+			return request{Method: "GET", URL: "/api/enrichment/attribute-templates"}
+		}}
+}
+
+// authProbe passes the key and scope checks and is refused (400) before any
+// query: what the key middleware alone costs.
+func (t *target) authProbe() *kind {
+	return &kind{Name: "auth-probe", Status: http.StatusBadRequest, Header: t.keyHeader(),
+		Next: func(*rand.Rand, int) request {
+			return request{Method: "GET", URL: "/api/enrichment/products?page=-1"}
+		}}
+}
+
+// export pages through the catalog: at random ("random"), always the first
+// page, or always the last full one (a short last page would be cheaper).
+func (t *target) export(name string, size int, which string) *kind {
+	n := len(t.Products) / size // full pages
+	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: countProducts,
+		Next: func(rng *rand.Rand, _ int) request {
+			page := 0
+			switch which {
+			case "random":
+				page = rng.IntN(pages(len(t.Products), size))
+			case "last":
+				page = n - 1
+			}
+			return request{Method: "GET", URL: "/api/enrichment/products?page=" + strconv.Itoa(page) + "&pageSize=" + strconv.Itoa(size)}
+		}}
+}
+
+func (t *target) lookup(name string, n int) *kind {
+	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: countProducts,
+		Next: func(rng *rand.Rand, _ int) request {
+			skus := make([]string, 0, n)
+			for _, i := range distinct(rng, len(t.Products), n) {
+				skus = append(skus, t.Products[i].SKU)
+			}
+			body, _ := json.Marshal(map[string][]string{"skus": skus})
+			return request{Method: "POST", URL: "/api/enrichment/products/skus", Body: body}
+		}}
+}
+
+func (t *target) metrics() *kind {
+	return &kind{Name: "metrics", Header: t.keyHeader(),
+		Next: func(*rand.Rand, int) request {
+			return request{Method: "GET", URL: "/api/enrichment/acceptance-rate"}
+		}}
+}
+
+// peer is the same export through PocketBase's records API as a superuser:
+// 500 a page with the relations expanded, one-based pages.
+func (t *target) peer(name string) *kind {
+	const size = 500
+	filter := url.QueryEscape("(organization='" + t.Org + "' && active=true)")
+	total := len(t.Products)
+	return &kind{Name: name, Unit: "products",
+		Header: http.Header{"Authorization": {t.SuToken}},
+		Next: func(rng *rand.Rand, _ int) request {
+			page := 1 + rng.IntN(pages(total, size))
+			return request{Method: "GET", Items: min(size, total-(page-1)*size),
+				URL: "/api/collections/products/records?perPage=500&page=" + strconv.Itoa(page) +
+					"&expand=brand,attributeTemplate,variantMaster&filter=" + filter + "&sort=id"}
+		}}
+}
+
+var createdMarker = []byte(`"status":"CREATED"`)
+
+// submit sends batches of n proposals for distinct existing SKUs, each with
+// its own externalSubmissionId, as a vendor would.
+func (t *target) submit(name string, n int, seed uint64) *kind {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	batches := make([][]byte, 8)
+	for i := range batches {
+		batches[i] = t.proposals(rng, n)
+	}
+	return &kind{Name: name, Unit: "proposals", Header: t.keyHeader(),
+		Count: func(b []byte) int { return bytes.Count(b, createdMarker) },
+		Next: func(rng *rand.Rand, seq int) request {
+			var body bytes.Buffer
+			fmt.Fprintf(&body, `{"externalSubmissionId":"bench-%s-%s-%d-%d","items":`, t.RunID, name, rng.Uint32(), seq)
+			body.Write(batches[seq%len(batches)])
+			body.WriteByte('}')
+			return request{Method: "POST", URL: "/api/enrichment/products/submissions", Body: body.Bytes()}
+		}}
+}
+
+type proposalItem struct {
+	SKU         string         `json:"sku"`
+	Confidence  int            `json:"confidence"`
+	Name        string         `json:"name,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Attributes  []proposalAttr `json:"attributes,omitempty"`
+	Files       []string       `json:"files,omitempty"`
+	GTIN        string         `json:"gtin,omitempty"` // not enrichable: reported as ignored
+}
+
+type proposalAttr struct {
+	Attribute string          `json:"attribute"`
+	Detail    string          `json:"detail"`
+	Option    *proposalOption `json:"option"`
+}
+
+type proposalOption struct {
+	OptionID int64 `json:"optionId"`
+}
+
+var (
+	sentences = []string{
+		"Built for everyday use, it keeps its shape after many washes and seasons.",
+		"The outer layer resists light rain and dries quickly after a shower.",
+		"Reinforced seams at the stress points add years to its service life.",
+		"A recycled lining keeps the weight down without giving up comfort.",
+		"Each piece is inspected by hand before it leaves the workshop.",
+		"The tuned fit works for narrow and wide builds alike.",
+		"Care is simple: a gentle cycle at thirty degrees and air drying.",
+		"Spare parts stay available for at least five years after purchase.",
+	}
+	details = []string{"Deep Red", "Slate Grey", "Recycled polyester", "Machine wash 30 °C", "Regular fit", "42", "1.2 kg", "true"}
+)
+
+// proposals is a JSON array of n realistic proposals for distinct SKUs:
+// most propose a name and attributes, many a description, some files, and
+// a few send a field that is not enrichable. Each is about 0.5-1 KB.
+func (t *target) proposals(rng *rand.Rand, n int) []byte {
+	items := make([]proposalItem, 0, n)
+	for _, i := range distinct(rng, len(t.Products), n) {
+		p := t.Products[i]
+		it := proposalItem{SKU: p.SKU, Confidence: 30 + rng.IntN(71)}
+		if rng.IntN(10) < 7 {
+			it.Name = p.Name + " – " + details[rng.IntN(len(details))]
+		}
+		if rng.IntN(10) < 6 {
+			var d []string
+			for range 3 + rng.IntN(5) {
+				d = append(d, sentences[rng.IntN(len(sentences))])
+			}
+			it.Description = strings.Join(d, " ")
+		}
+		if rng.IntN(10) < 8 && p.Attr != "" {
+			a := proposalAttr{Attribute: p.Attr, Detail: details[rng.IntN(len(details))]}
+			if p.Option > 0 {
+				a.Option = &proposalOption{OptionID: p.Option}
+			}
+			it.Attributes = []proposalAttr{a, {Attribute: "Care", Detail: "Machine wash 30 °C"}}
+		}
+		if rng.IntN(4) == 0 {
+			it.Files = []string{"https://docs.example/vendor/" + p.SKU + "-datasheet.pdf"}
+		}
+		if rng.IntN(10) == 0 {
+			it.GTIN = "04012345678901"
+		}
+		if it.Name == "" && it.Description == "" && it.Attributes == nil && it.Files == nil {
+			it.Name = p.Name + " (vendor title)"
+		}
+		items = append(items, it)
+	}
+	b, err := json.Marshal(items)
+	if err != nil {
+		panic(err) // plain structs always encode
+	}
+	return b
+}
+
+// distinct picks n distinct indexes below total.
+func distinct(rng *rand.Rand, total, n int) []int {
+	seen := make(map[int]bool, n)
+	out := make([]int, 0, n)
+	for len(out) < n && len(out) < total {
+		i := rng.IntN(total)
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	return out
+}

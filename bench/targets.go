@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// targetRow is one goal of the performance issue with what this run measured.
+type targetRow struct {
+	Name     string  `json:"name"`
+	Goal     string  `json:"goal"`
+	Measured string  `json:"measured"`
+	Value    float64 `json:"value"`
+	Met      *bool   `json:"met"` // null: not measured in this run
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return round(a/b, 3)
+}
+
+// finish computes the ratios and the targets table from the scenarios.
+func (r *report) finish() {
+	e500, peer := r.scenario("export500"), r.scenario("peer500")
+	f500, l500 := r.scenario("export500-first"), r.scenario("export500-last")
+	f100, l100 := r.scenario("export100-first"), r.scenario("export100-last")
+	health, tmpl, probe := r.scenario("health"), r.scenario("templates"), r.scenario("auth-probe")
+	c1, c4, mix := r.scenario("submit1000-c1"), r.scenario("submit1000-c4"), r.scenario("mixed")
+
+	r.Ratios = map[string]float64{
+		"export500OverPeer500ItemsPerSec":  ratio(e500.ItemsPerSec, peer.ItemsPerSec),
+		"export500LastOverFirstP50":        ratio(l500.Latency.P50, f500.Latency.P50),
+		"export100LastOverFirstP50":        ratio(l100.Latency.P50, f100.Latency.P50),
+		"templatesOverHealthP50":           ratio(tmpl.Latency.P50, health.Latency.P50),
+		"healthOverTemplatesReqPerSec":     ratio(health.ReqPerSec, tmpl.ReqPerSec),
+		"authProbeOverHealthP50":           ratio(probe.Latency.P50, health.Latency.P50),
+		"healthOverAuthProbeReqPerSec":     ratio(health.ReqPerSec, probe.ReqPerSec),
+		"export500OverPeer500P50Latency":   ratio(e500.Latency.P50, peer.Latency.P50),
+		"submit1000C4OverC1ProposalPerSec": ratio(c4.ItemsPerSec, c1.ItemsPerSec),
+	}
+
+	add := func(name, goal, measured string, value float64, met *bool, needs ...*scenarioResult) {
+		for _, s := range needs {
+			if s.Requests == 0 {
+				measured, value, met = "not run", 0, nil
+			}
+		}
+		r.Targets = append(r.Targets, targetRow{Name: name, Goal: goal, Measured: measured, Value: value, Met: met})
+	}
+	if peer.Requests > 0 || !r.Config.SkipPeer {
+		x := r.Ratios["export500OverPeer500ItemsPerSec"]
+		add("Export vs PocketBase records API (500 a page, expand)", "≥ 3×",
+			fmt.Sprintf("%.2f× (%s vs %s products/s)", x, thousands(e500.ItemsPerSec), thousands(peer.ItemsPerSec)), x, is(x >= 3), e500, peer)
+	} else {
+		add("Export vs PocketBase records API (500 a page, expand)", "≥ 3×", "not run (-skip-peer)", 0, nil)
+	}
+	for _, p := range []struct {
+		size        string
+		first, last *scenarioResult
+	}{{"500", f500, l500}, {"100", f100, l100}} {
+		x := ratio(p.last.Latency.P50, p.first.Latency.P50)
+		add("Last full page vs first page, "+p.size+" a page (p50)", "≤ 1.5×",
+			fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", x, p.last.Latency.P50, p.first.Latency.P50), x, is(x <= 1.5), p.first, p.last)
+	}
+	add("Submission of 1000 items, 1 writer (p50)", "≤ 150 ms",
+		fmt.Sprintf("%.1f ms (p95 %.1f ms)", c1.Latency.P50, c1.Latency.P95), c1.Latency.P50, is(c1.Latency.P50 <= 150), c1)
+	add("Proposals stored with 4 concurrent writers", "≥ 10,000/s",
+		fmt.Sprintf("%s/s (p50 %.0f ms a batch)", thousands(c4.ItemsPerSec), c4.Latency.P50), c4.ItemsPerSec, is(c4.ItemsPerSec >= 10_000), c4)
+	for _, p := range []struct {
+		name string
+		s    *scenarioResult
+	}{{"attribute-templates", tmpl}, {"auth-only probe (400 after the key check)", probe}} {
+		over := 100 * (ratio(health.ReqPerSec, p.s.ReqPerSec) - 1)
+		add("Key middleware vs GET /api/health: "+p.name, "≤ 10% slower",
+			fmt.Sprintf("%+.1f%% (%s vs %s req/s; p50 %.2f vs %.2f ms)", over, thousands(p.s.ReqPerSec),
+				thousands(health.ReqPerSec), p.s.Latency.P50, health.Latency.P50), round(over, 1), is(over <= 10), health, p.s)
+	}
+	all5xx, allErr := 0, 0
+	for _, s := range r.Scenarios {
+		all5xx += s.Status5xx
+		allErr += s.Errors
+	}
+	logs := r.Server.Logs
+	add("Mixed load: 5xx answers", "0",
+		fmt.Sprintf("%d (all scenarios: %d; server log: %d)", mix.Status5xx, all5xx, logs.Requests5xx), float64(mix.Status5xx), is(mix.Status5xx == 0), mix)
+	locked := mix.Locked + logs.Locked + logs.OutputLocked
+	add(`Mixed load: "database is locked"`, "0",
+		fmt.Sprintf("%d (answers %d, server log %d, output %d)", locked, mix.Locked, logs.Locked, logs.OutputLocked), float64(locked), is(locked == 0), mix)
+	if r.Soak != nil {
+		allErr += r.Soak.Errors
+	}
+	add("Failed requests, all scenarios", "0",
+		fmt.Sprintf("%d (server log: %d errors, %d unexpected 4xx)", allErr, logs.Errors, logs.Unexpected4xx), float64(allErr), is(allErr == 0))
+	in := r.Import
+	add(fmt.Sprintf("Import speed (%s products)", thousands(float64(in.Products))), "≥ 20,000 products/s",
+		fmt.Sprintf("%s products/s (%.1f s for %.0f MB)", thousands(in.ProductsPerSec), in.Seconds, in.FileMB), in.ProductsPerSec, is(in.ProductsPerSec >= 20_000))
+	add("Import peak memory (max RSS)", "≤ 300 MB", fmt.Sprintf("%.0f MB", in.PeakRSSMB), in.PeakRSSMB, is(in.PeakRSSMB <= 300))
+	memText := fmt.Sprintf("peak %.0f MB under the mixed load (%.0f MB at its end); whole run %.0f MB", mix.ServerRSSPeakMB, mix.ServerRSSEndMB, r.Server.PeakRSSMB)
+	if s := r.Soak; s != nil {
+		add("Server memory under the mixed load", "no growth over the soak (≤ 10%)",
+			fmt.Sprintf("%+.1f%% over %.0f min (%.0f → %.0f MB, %d failed requests); %s", s.GrowthPercent, s.Minutes, s.EarlyRSSMB, s.LateRSSMB, s.Errors, memText),
+			s.GrowthPercent, is(s.GrowthPercent <= 10 && s.Status5xx == 0))
+	} else {
+		add("Server memory under the mixed load", "no growth over the soak (≤ 10%)", memText+"; soak not run (-soak 10m)", mix.ServerRSSPeakMB, nil, mix)
+	}
+}
+
+func is(b bool) *bool { return &b }
+
+// thousands renders a rate without decimals and with thousands separators.
+func thousands(x float64) string {
+	s := fmt.Sprintf("%.0f", x)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// rateText is a rate for people: whole numbers with separators, one
+// decimal below 10 (the peer manages about one page a second).
+func rateText(x float64) string {
+	if x < 10 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return thousands(x)
+}
+
+func metText(m *bool) string {
+	switch {
+	case m == nil:
+		return "–"
+	case *m:
+		return "yes"
+	default:
+		return "**no**"
+	}
+}
+
+// markdown is the targets table and the scenario table, ready for the README.
+func (r *report) markdown() string {
+	var b strings.Builder
+	c := r.Config
+	fmt.Fprintf(&b, "Measured with `go run ./bench` (%s products, %d workers, %s a scenario) on %s.\n\n",
+		thousands(float64(c.Products)), c.Concurrency, c.DurationText, r.Machine.line())
+	b.WriteString("| Target | Goal | Measured | Met |\n|---|---|---|---|\n")
+	for _, t := range r.Targets {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.Name, t.Goal, t.Measured, metText(t.Met))
+	}
+	b.WriteString("\n| Scenario | Workers | req/s | items/s | p50 ms | p95 ms | p99 ms | max ms | errors | server RSS MB | CPU cores: server / harness / others |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	row := func(s scenarioResult, indent string) {
+		items := "–"
+		if s.Unit != "" {
+			items = rateText(s.ItemsPerSec) + " " + s.Unit
+		}
+		rss, cpu := "–", "–"
+		if indent == "" {
+			rss = fmt.Sprintf("%.0f", s.ServerRSSPeakMB)
+			cpu = fmt.Sprintf("%.2f / %.2f / %.2f", s.ServerCPU, s.ClientCPU, s.OtherCPU)
+		}
+		fmt.Fprintf(&b, "| %s%s | %d | %s | %s | %.1f | %.1f | %.1f | %.1f | %d | %s | %s |\n", indent, s.Name, s.Workers,
+			rateText(s.ReqPerSec), items, s.Latency.P50, s.Latency.P95, s.Latency.P99, s.Latency.Max, s.Errors, rss, cpu)
+	}
+	all := r.Scenarios
+	if r.Soak != nil {
+		all = append(slices.Clone(all), r.Soak.Load)
+	}
+	for _, s := range all {
+		row(s, "")
+		for _, k := range s.Kinds {
+			row(k, "↳ ")
+		}
+	}
+	fmt.Fprintf(&b, "\nImport: %s products (%.0f MB of JSON) in %.1f s, %s products/s, peak RSS %.0f MB (CPU: import %.2f, others %.2f cores). "+
+		"Server peak RSS over the run: %.0f MB. CPU is in cores: the harness shares the machine with the server, "+
+		"and \"others\" is whatever else ran on it meanwhile (noise).\n",
+		thousands(float64(r.Import.Products)), r.Import.FileMB, r.Import.Seconds, thousands(r.Import.ProductsPerSec),
+		r.Import.PeakRSSMB, r.Import.CPU, r.Import.OtherCPU, r.Server.PeakRSSMB)
+	return b.String()
+}

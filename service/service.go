@@ -1,0 +1,36 @@
+// Package service assembles the Catalog Enrichment app: PocketBase with the
+// service's migrations, hooks, routes, pages and subcommands. main.go runs
+// it with the embedded pages; the load harness's profiling build runs the
+// same assembly.
+package service
+
+import (
+	"io/fs"
+
+	"github.com/catalog-enrichment/enrichment/cmd"
+	"github.com/catalog-enrichment/enrichment/hooks"
+	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
+	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/pocketbase/pocketbase"
+	"github.com/pocketbase/pocketbase/plugins/migratecmd"
+)
+
+// New builds the app for the command line args (without the program name),
+// serving pages at /.
+func New(args []string, pages fs.FS) *pocketbase.PocketBase {
+	app := pocketbase.NewWithConfig(pocketbase.Config{
+		// note: decided here, not guessed: PocketBase turns dev mode (every SQL
+		// statement printed) on for binaries under the temp folder, as `go run` builds
+		DefaultDev:     false,
+		DefaultDataDir: cmd.DefaultDataDir(args),
+	})
+
+	// schema changes come only from the Go migrations in migrations/
+	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{Automigrate: false})
+
+	hooks.Register(app)
+	routes.Register(app)
+	routes.RegisterPublic(app, pages)
+	app.RootCmd.AddCommand(cmd.Commands(app)...)
+	return app
+}
