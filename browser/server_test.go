@@ -14,11 +14,9 @@ import (
 	"testing"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 )
@@ -39,29 +37,9 @@ type service struct {
 func newService(t *testing.T) *service {
 	t.Helper()
 	f := fixture.Get(t)
-	app, err := tests.NewTestApp(f.Dir)
-	if err != nil {
-		t.Fatalf("new test app: %v", err)
-	}
+	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
 	t.Cleanup(app.Cleanup)
-	// as main.go does, but with the pages from the source tree
-	hooks.Register(app)
-	routes.Register(app)
-	routes.RegisterPublic(app, os.DirFS("../pb_public"))
-
-	r, err := apis.NewRouter(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mux http.Handler
-	err = app.OnServe().Trigger(&core.ServeEvent{App: app, Router: r}, func(e *core.ServeEvent) error {
-		m, err := e.Router.BuildMux()
-		mux = m
-		return err
-	})
-	if err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	mux := fixture.Serve(t, app)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &service{t: t, f: f, app: app, url: srv.URL}
