@@ -67,10 +67,7 @@ type decision struct {
 // update, and metrics that match the revisions table.
 func TestConcurrentReviewAndSubmit(t *testing.T) {
 	dir := t.TempDir()
-	var org struct{ ID int64 }
-	cliJSON(t, dir, &org, "org", "create", "--name", "Race Co", "--json")
-	orgID := fmt.Sprint(org.ID)
-	key := createKey(t, dir, orgID)
+	orgID, key := newOrgWithKey(t, dir, "Race Co")
 
 	const products = 20
 	original := map[string]map[string]string{}

@@ -76,20 +76,19 @@ func parseIDs(body []byte) ([]int64, error) {
 	return ids, nil
 }
 
-// createKey makes an API key with both scopes and, where the binary knows
-// rate limits, none, so the load measures the service, not the limiter.
-func createKey(t *testing.T, dir, org string) string {
+// newOrgWithKey creates an organization in dir and an unlimited key with
+// both scopes for it.
+func newOrgWithKey(t *testing.T, dir, name string) (org, key string) {
 	t.Helper()
-	args := []string{"apikey", "create", "--org", org, "--scopes", "catalog:read,catalog:submit", "--json"}
-	var key struct{ Key string }
-	out, stderr, err := cliResult(dir, append(args, "--rate-limit", "0")...)
-	if err != nil && strings.Contains(stderr, "unknown flag") {
-		out, stderr, err = cliResult(dir, args...)
+	var created struct{ ID int64 }
+	cliJSON(t, dir, &created, "org", "create", "--name", name, "--json")
+	org = fmt.Sprint(created.ID)
+	var k struct{ Key string }
+	cliJSON(t, dir, &k, "apikey", "create", "--org", org, "--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json")
+	if k.Key == "" {
+		t.Fatal("apikey create printed no key")
 	}
-	if err != nil || json.Unmarshal([]byte(out), &key) != nil || key.Key == "" {
-		t.Fatalf("apikey create: %v\n%s\n%s", err, out, stderr)
-	}
-	return key.Key
+	return org, k.Key
 }
 
 // openReadOnly opens a data folder's data.db without writing to it.
@@ -139,10 +138,7 @@ func newCrashBatch(rng *rand.Rand, ext string, skus []string, active map[string]
 // full, no batch in part, and that revision ids are never handed out twice.
 func TestCrashSafety(t *testing.T) {
 	dir := t.TempDir()
-	var org struct{ ID int64 }
-	cliJSON(t, dir, &org, "org", "create", "--name", "Crash Co", "--json")
-	orgID := fmt.Sprint(org.ID)
-	key := createKey(t, dir, orgID)
+	orgID, key := newOrgWithKey(t, dir, "Crash Co")
 
 	var file bytes.Buffer
 	if err := gen.Write(&file, gen.Options{Products: 3000, Templates: 5, Brands: 30, Seed: 7}); err != nil {
