@@ -166,7 +166,7 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 		SKU string `db:"sku"`
 	}
 	err := s.db().Select("id", "sku").From("products").
-		Where(dbx.HashExp{"organization": string(org)}).
+		Where(byIDsOf(org)).
 		AndWhere(dbx.In("id", anys(ids)...)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variant masters: %w", err)
@@ -189,7 +189,7 @@ func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichm
 		Slug    string `db:"slug"`
 	}
 	err := s.db().Select("id", "name", "website", "slug").From("brands").
-		Where(dbx.HashExp{"organization": string(org)}).
+		Where(byIDsOf(org)).
 		AndWhere(dbx.In("id", anys(ids)...)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load brands: %w", err)
@@ -208,7 +208,7 @@ func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichmen
 	}
 	var rows []optionRow
 	err := s.db().Select(optionColumns...).From("attribute_options").
-		Where(dbx.HashExp{"organization": string(org)}).
+		Where(byIDsOf(org)).
 		AndWhere(dbx.In("id", idStrings(ids)...)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load attribute options: %w", err)
@@ -219,6 +219,14 @@ func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichmen
 			DataType: o.DataType, ShowOnWebsite: o.ShowOnWebsite}
 	}
 	return out, nil
+}
+
+// byIDsOf scopes an id lookup to org as +organization, which SQLite cannot
+// serve from an index: the lookup then always goes by primary key, even
+// with stale statistics (a server's connections keep the ones they read
+// before an import ran ANALYZE) that would favour scanning the organization.
+func byIDsOf(org enrichment.Org) dbx.Expression {
+	return dbx.NewExp("+[[organization]] = {:org}", dbx.Params{"org": string(org)})
 }
 
 // apiAttributes renders stored attributes, leaving out empty values and
