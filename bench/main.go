@@ -53,7 +53,7 @@ func main() {
 	flag.BoolVar(&cfg.Keep, "keep", false, "keep the temporary folder (binary, catalog, data folder, server log)")
 	flag.DurationVar(&cfg.WaitIdle, "wait-idle", 0, "before each scenario, wait up to this long for other processes to leave the CPUs alone (a shared machine)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "serve a profiling build of the service (bench/profserver) and write a CPU profile per scenario into this folder")
-	render := flag.String("render", "", "only redraw latest.md and latest.svg next to this latest.json (after a change to the charts)")
+	render := flag.String("render", "", "only recompute the targets and redraw latest.md and latest.svg of this latest.json (after a change to the harness)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
 	flag.Parse()
 	if *render != "" {
@@ -218,7 +218,8 @@ func run(ctx context.Context, cfg config) (err error) {
 	return nil
 }
 
-// rerender redraws the Markdown and the chart of a results file.
+// rerender recomputes the targets of a results file from its measurements
+// and rewrites it with its Markdown and chart.
 func rerender(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -228,11 +229,9 @@ func rerender(path string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.WriteFile(filepath.Join(dir, "latest.md"), []byte(rep.markdown()), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "latest.svg"), []byte(rep.chart()), 0o644)
+	rep.Targets = nil
+	rep.finish() // the targets as this version of the harness words them
+	return rep.write(filepath.Dir(path))
 }
 
 // writeCatalog generates the catalog into a file.
