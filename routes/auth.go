@@ -36,7 +36,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}
 			st := store.New(e.App)
-			client, err := st.ClientByKeyHash(apikey.Hash(raw))
+			client, err := clientByKey(e, st, apikey.Hash(raw))
 			if errors.Is(err, store.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)
 			}
@@ -58,6 +58,25 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 			return e.Next()
 		},
 	}
+}
+
+// clientByKey finds the client of a key hash, from the cache when nothing
+// was committed since it was filled. A cached grace-period key is looked up
+// again once its grace has run out.
+func clientByKey(e *core.RequestEvent, st *store.Store, keyHash string) (enrichment.Client, error) {
+	caches := cachesOf(e.App)
+	version, cacheable := caches.version(e)
+	if cacheable {
+		c, ok := caches.clients.Get(version, keyHash)
+		if ok && (c.PreviousKeyExpiresAt.IsZero() || time.Now().Before(c.PreviousKeyExpiresAt)) {
+			return c, nil
+		}
+	}
+	c, err := st.ClientByKeyHash(keyHash)
+	if err == nil && cacheable {
+		caches.clients.Put(version, keyHash, c)
+	}
+	return c, err
 }
 
 // applyRateLimit reports the client's bucket in the RateLimit-* headers and

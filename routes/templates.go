@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"encoding/json/v2"
 	"net/http"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -13,10 +14,27 @@ var templateRoutes = []route{
 }
 
 // templatesList returns every active attribute template of the organization.
+// Templates change rarely and are asked for often, so the encoded answer is
+// kept until the next commit.
 func templatesList(e *core.RequestEvent) error {
-	templates, err := store.New(e.App).Templates(requestOrg(e))
+	org := requestOrg(e)
+	caches := cachesOf(e.App)
+	version, cacheable := caches.version(e)
+	if cacheable {
+		if body, ok := caches.templates.Get(version, org); ok {
+			return e.Blob(http.StatusOK, "application/json", body)
+		}
+	}
+	templates, err := store.New(e.App).Templates(org)
 	if err != nil {
 		return internalError(e, "list attribute templates", err)
 	}
-	return e.JSON(http.StatusOK, templates)
+	body, err := json.Marshal(templates)
+	if err != nil {
+		return internalError(e, "encode attribute templates", err)
+	}
+	if cacheable {
+		caches.templates.Put(version, org, body)
+	}
+	return e.Blob(http.StatusOK, "application/json", body)
 }

@@ -1,0 +1,86 @@
+package routes_test
+
+import (
+	"database/sql"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
+	_ "modernc.org/sqlite"
+)
+
+// The key and templates caches must never outlive a change, whoever makes
+// it: here a plain SQLite connection of its own plays the command line
+// writing beside the running server.
+func TestCachesFollowWritesFromAnotherProcess(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	other, err := sql.Open("sqlite", "file:"+filepath.Join(app.DataDir(), "data.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	exec := func(query string, args ...any) {
+		t.Helper()
+		if _, err := other.Exec(query, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	templates := func(key string) (int, string) {
+		res := request(h, http.MethodGet, "/api/enrichment/attribute-templates", key, "")
+		return res.Code, res.Body.String()
+	}
+	key := f.A.Keys["read"]
+	for range 3 { // the first use writes lastUsedAt; the later ones are served from the caches
+		if code, body := templates(key); code != 200 || !strings.Contains(body, `"name":"Shoes"`) {
+			t.Fatalf("warming up: %d %s", code, body)
+		}
+	}
+
+	exec("UPDATE attribute_templates SET name = 'Boots' WHERE name = 'Shoes' AND organization = ?", string(f.A.Org))
+	if code, body := templates(key); code != 200 || !strings.Contains(body, `"name":"Boots"`) {
+		t.Errorf("after another process renamed the template: %d %s", code, body)
+	}
+	exec("UPDATE api_clients SET active = FALSE WHERE id = ?", store.FormatID(f.A.Clients["read"]))
+	if code, body := templates(key); code != 401 {
+		t.Errorf("after another process revoked the key: %d %s", code, body)
+	}
+	if code, body := templates(f.A.Keys["both"]); code != 200 || !strings.Contains(body, `"name":"Boots"`) {
+		t.Errorf("another key of the organization: %d %s", code, body)
+	}
+}
+
+// A rotated-out key cached during its grace period stops at the grace's end
+// even when nothing is written meanwhile.
+func TestCachedGraceKeyEndsOnTime(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	old := f.A.Keys["read"]
+	const grace = 400 * time.Millisecond
+	if _, err := store.New(app).RotateKey(f.A.Clients["read"], apikey.New().Hash, "cek_new", grace); err != nil {
+		t.Fatal(err)
+	}
+	rotated := time.Now()
+	get := func() int {
+		return request(h, http.MethodGet, "/api/enrichment/attribute-templates", old, "").Code
+	}
+	if a, b := get(), get(); a != 200 || b != 200 { // the first records the use, the second fills the cache
+		t.Fatalf("during the grace period: %d, %d", a, b)
+	}
+	if time.Since(rotated) > grace {
+		t.Skip("the machine is too slow to use the key twice within the grace period")
+	}
+	time.Sleep(time.Until(rotated.Add(grace + 50*time.Millisecond)))
+	if code := get(); code != 401 {
+		t.Errorf("after the grace period: %d, want 401", code)
+	}
+}
