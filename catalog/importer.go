@@ -186,16 +186,18 @@ func (im *importer) flush() error {
 
 	rows := make([]store.ImportProductRow, len(im.batch))
 	for k, q := range im.batch {
-		if ids[k] == 0 {
+		stored := ids[k] != 0
+		if stored {
+			im.res.ProductsUpdated++
+		} else {
 			ids[k], next = next, next+1
 			im.res.ProductsCreated++
-		} else {
-			im.res.ProductsUpdated++
 		}
 		fp := im.skus[q.p.SKU]
 		fp.id = ids[k]
 		im.skus[q.p.SKU] = fp
 		rows[k] = im.row(q, ids[k])
+		rows[k].Stored = stored
 	}
 	im.batch = im.batch[:0]
 	return im.writer.Write(rows)

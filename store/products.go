@@ -40,18 +40,53 @@ type ExportQuery struct {
 }
 
 // ExportPage returns one page of org's active products in numeric id order,
-// with the total over all pages.
+// with the total over all pages. The full export starts each page with a
+// seek (see exportPages); with modifiedSince, usually a short list, it counts
+// and skips with OFFSET.
 func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
 	where := dbx.And(dbx.HashExp{"organization": string(org), "active": true})
-	if !q.Since.IsZero() {
+	var (
+		total int
+		rows  []productRow
+		err   error
+	)
+	if q.Since.IsZero() {
+		total, rows, err = s.fullExportPage(org, q)
+	} else {
 		where = dbx.And(where, dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}))
+		total, rows, err = s.offsetExportPage(org, q, where)
 	}
+	if err != nil {
+		return enrichment.Page[enrichment.Product]{}, err
+	}
+	items, err := s.assemble(org, rows)
+	if err != nil {
+		return enrichment.Page[enrichment.Product]{}, err
+	}
+	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
+}
 
+func (s *Store) fullExportPage(org enrichment.Org, q ExportQuery) (int, []productRow, error) {
+	pages, err := s.exportPagesFor(org, q.PageSize)
+	if err != nil || q.Page >= len(pages.starts) { // note: never multiply a huge page number
+		return pages.total, nil, err
+	}
+	var rows []productRow
+	err = s.db().Select(productColumns...).From("products").
+		Where(dbx.HashExp{"organization": string(org), "active": true}).
+		AndWhere(dbx.NewExp("CAST(id AS INTEGER) >= {:start}", dbx.Params{"start": pages.starts[q.Page]})).
+		OrderBy("CAST(id AS INTEGER)").Limit(int64(q.PageSize)).All(&rows)
+	if err != nil {
+		return 0, nil, fmt.Errorf("export products of organization %s: %w", org, err)
+	}
+	return pages.total, rows, nil
+}
+
+func (s *Store) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []productRow, error) {
 	var total int
 	if err := s.db().Select("COUNT(*)").From("products").Where(where).Row(&total); err != nil {
-		return enrichment.Page[enrichment.Product]{}, fmt.Errorf("count products of organization %s: %w", org, err)
+		return 0, nil, fmt.Errorf("count products of organization %s: %w", org, err)
 	}
-
 	var rows []productRow
 	if q.Page < (total+q.PageSize-1)/q.PageSize { // note: a page past the end is empty; never multiply a huge page number
 		err := s.db().Select(productColumns...).From("products").Where(where).
@@ -59,15 +94,10 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[e
 			Limit(int64(q.PageSize)).Offset(int64(q.Page) * int64(q.PageSize)).
 			All(&rows)
 		if err != nil {
-			return enrichment.Page[enrichment.Product]{}, fmt.Errorf("export products of organization %s: %w", org, err)
+			return 0, nil, fmt.Errorf("export products of organization %s: %w", org, err)
 		}
 	}
-
-	items, err := s.assemble(org, rows)
-	if err != nil {
-		return enrichment.Page[enrichment.Product]{}, err
-	}
-	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
+	return total, rows, nil
 }
 
 // ProductsBySKU returns org's active products whose SKU is one of skus, in
