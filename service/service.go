@@ -23,6 +23,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 		// statement printed) on for binaries under the temp folder, as `go run` builds
 		DefaultDev:     false,
 		DefaultDataDir: cmd.DefaultDataDir(args),
+		DBConnect:      dbConnect,
 	})
 
 	// schema changes come only from the Go migrations in migrations/
