@@ -200,8 +200,12 @@ func (r *report) chart() string {
 	}
 	capY := 2*panel + 14
 	s.text(16, capY, "start", "cap", "Machine: "+r.Machine.line())
-	s.text(16, capY+18, "start", "cap", fmt.Sprintf("Import: %s products in %.1f s (%s products/s), peak RSS %.0f MB. Server peak RSS over the run: %.0f MB.",
-		thousands(float64(r.Import.Products)), r.Import.Seconds, thousands(r.Import.ProductsPerSec), r.Import.PeakRSSMB, r.Server.PeakRSSMB))
+	anon := "" // results from before RssAnon was sampled
+	if r.Server.PeakAnonMB > 0 {
+		anon = fmt.Sprintf(" (RssAnon %.0f MB, the rest mmap'd database pages)", r.Server.PeakAnonMB)
+	}
+	s.text(16, capY+18, "start", "cap", fmt.Sprintf("Import: %s products in %.1f s (%s products/s), peak RSS %.0f MB. Server peak RSS over the run: %.0f MB%s.",
+		thousands(float64(r.Import.Products)), r.Import.Seconds, thousands(r.Import.ProductsPerSec), r.Import.PeakRSSMB, r.Server.PeakRSSMB, anon))
 	s.text(16, capY+36, "start", "cap", fmt.Sprintf("Targets met: %d of %d (%d not measured in this run); the table is in bench/results/latest.md.", met, total, open))
 	s.f(`</svg>`)
 	return s.b.String()

@@ -160,16 +160,18 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 	window := h.srv.window(start, end)
 	for _, s := range window {
 		r.ServerRSSPeakMB = max(r.ServerRSSPeakMB, mb(s.RSS))
+		r.ServerAnonPeakMB = max(r.ServerAnonPeakMB, mb(s.Anon))
 	}
 	if len(window) > 0 {
 		r.ServerRSSEndMB = mb(window[len(window)-1].RSS)
+		r.ServerAnonEndMB = mb(window[len(window)-1].Anon)
 	}
 	if series {
-		r.RSSSeries = downsample(window, start)
+		r.RSSSeries, r.AnonSeries = downsample(window, start)
 	}
-	logf("%-16s %6d req %9.1f req/s %s p50 %8.2f ms  p95 %8.2f ms  p99 %8.2f ms  errors %d  server RSS ≤ %.0f MB, CPU: server %.2f, harness %.2f, others %.2f",
+	logf("%-16s %6d req %9.1f req/s %s p50 %8.2f ms  p95 %8.2f ms  p99 %8.2f ms  errors %d  server RSS ≤ %.0f MB (anon ≤ %.0f MB), CPU: server %.2f, harness %.2f, others %.2f",
 		r.Name, r.Requests, r.ReqPerSec, itemsText(r), r.Latency.P50, r.Latency.P95, r.Latency.P99, r.Errors,
-		r.ServerRSSPeakMB, r.ServerCPU, r.ClientCPU, r.OtherCPU)
+		r.ServerRSSPeakMB, r.ServerAnonPeakMB, r.ServerCPU, r.ClientCPU, r.OtherCPU)
 	if r.OtherCPU > 0.2 {
 		logf("  warning: other processes used %.2f cores during %s: its figures are low", r.OtherCPU, r.Name)
 	}
@@ -265,16 +267,17 @@ func selfCPU() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// downsample keeps about one RSS sample a second: [seconds, MB].
-func downsample(s []sample, start time.Time) [][2]float64 {
-	var out [][2]float64
+// downsample keeps about one sample a second: the VmRSS and the RssAnon
+// series, each point [seconds, MB], at the same times.
+func downsample(s []sample, start time.Time) (rss, anon [][2]float64) {
 	last := -1.0
 	for _, x := range s {
 		t := x.At.Sub(start).Seconds()
 		if last < 0 || t-last >= 1 {
-			out = append(out, [2]float64{round(t, 1), mb(x.RSS)})
+			rss = append(rss, [2]float64{round(t, 1), mb(x.RSS)})
+			anon = append(anon, [2]float64{round(t, 1), mb(x.Anon)})
 			last = t
 		}
 	}
-	return out
+	return rss, anon
 }

@@ -117,9 +117,14 @@ func runCLI(ctx context.Context, bin, dir string, timeout time.Duration, args ..
 	return res, nil
 }
 
-// mem is a reading of /proc/PID/status.
+// mem is a reading of /proc/PID/status, in bytes. RSS (VmRSS) is Anon +
+// File + Shmem: File counts the pages of memory-mapped files the process
+// touched, such as SQLite's database pages with PRAGMA mmap_size, which are
+// the OS's shared, reclaimable file cache and grow with the file. Anon
+// (RssAnon) is the process's own memory: heap, stacks, Go runtime.
 type mem struct {
-	RSS, HWM int64 // bytes
+	RSS, HWM   int64
+	Anon, File int64
 }
 
 func readMem(pid int) (mem, bool) {
@@ -132,18 +137,27 @@ func readMem(pid int) (mem, bool) {
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		name, value, ok := strings.Cut(s.Text(), ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
+		if !ok {
+			continue
+		}
+		var field *int64
+		switch name {
+		case "VmRSS":
+			field = &m.RSS
+		case "VmHWM":
+			field = &m.HWM
+		case "RssAnon":
+			field = &m.Anon
+		case "RssFile":
+			field = &m.File
+		default:
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
 		if err != nil {
 			continue
 		}
-		if name == "VmRSS" {
-			m.RSS = kb * 1024
-		} else {
-			m.HWM = kb * 1024
-		}
+		*field = kb * 1024
 	}
 	return m, m.RSS > 0
 }
@@ -201,11 +215,13 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// sample is one reading of the server's memory.
+// sample is one reading of the server's memory (bytes, see mem).
 type sample struct {
-	At  time.Time
-	RSS int64
-	HWM int64
+	At   time.Time
+	RSS  int64
+	HWM  int64
+	Anon int64
+	File int64
 }
 
 // server is a running `serve`, with its memory sampled every 250 ms.
@@ -298,7 +314,7 @@ func (s *server) sampleLoop() {
 	for {
 		if m, ok := readMem(s.pid()); ok {
 			s.mu.Lock()
-			s.samples = append(s.samples, sample{At: time.Now(), RSS: m.RSS, HWM: m.HWM})
+			s.samples = append(s.samples, sample{At: time.Now(), RSS: m.RSS, HWM: m.HWM, Anon: m.Anon, File: m.File})
 			s.mu.Unlock()
 		}
 		select {

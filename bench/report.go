@@ -20,8 +20,9 @@ type report struct {
 	Scenarios []scenarioResult   `json:"scenarios"`
 	Ratios    map[string]float64 `json:"ratios"`
 	Server    struct {
-		PeakRSSMB float64    `json:"peakRSSMB"` // VmHWM over the whole run
-		Logs      logSummary `json:"logs"`
+		PeakRSSMB  float64    `json:"peakRSSMB"`            // VmHWM over the whole run
+		PeakAnonMB float64    `json:"peakAnonMB,omitempty"` // the largest RssAnon sampled during the scenarios and the soak; 0 in older results
+		Logs       logSummary `json:"logs"`
 	} `json:"server"`
 	Soak    *soakResult `json:"soak,omitempty"`
 	Targets []targetRow `json:"targets"`
@@ -64,30 +65,34 @@ func (m machineInfo) line() string {
 }
 
 type scenarioResult struct {
-	Name            string           `json:"name"`
-	About           string           `json:"about,omitempty"`
-	Workers         int              `json:"workers"`
-	Seconds         float64          `json:"seconds"`
-	Requests        int              `json:"requests"`
-	Errors          int              `json:"errors"` // unexpected status or no answer
-	Status          map[string]int   `json:"status"`
-	NoAnswer        map[string]int   `json:"noAnswer,omitempty"`
-	Status5xx       int              `json:"status5xx"`
-	Locked          int              `json:"databaseLocked"`
-	ReqPerSec       float64          `json:"reqPerSec"`
-	Unit            string           `json:"unit,omitempty"`
-	ItemsPerSec     float64          `json:"itemsPerSec,omitempty"`
-	MBPerSec        float64          `json:"mbPerSec"`
-	Latency         latency          `json:"latencyMs"`
-	ServerRSSPeakMB float64          `json:"serverRSSPeakMB"`
-	ServerRSSEndMB  float64          `json:"serverRSSEndMB"`
-	ServerCPU       float64          `json:"serverCPUCores"`
-	ClientCPU       float64          `json:"clientCPUCores"`
-	OtherCPU        float64          `json:"otherProcessesCPUCores"` // the rest of the machine: noise
-	Samples         []string         `json:"unexpectedAnswers,omitempty"`
-	Notes           []string         `json:"notes,omitempty"`
-	Kinds           []scenarioResult `json:"kinds,omitempty"`
-	RSSSeries       [][2]float64     `json:"rssSeries,omitempty"` // [seconds, MB]
+	Name            string         `json:"name"`
+	About           string         `json:"about,omitempty"`
+	Workers         int            `json:"workers"`
+	Seconds         float64        `json:"seconds"`
+	Requests        int            `json:"requests"`
+	Errors          int            `json:"errors"` // unexpected status or no answer
+	Status          map[string]int `json:"status"`
+	NoAnswer        map[string]int `json:"noAnswer,omitempty"`
+	Status5xx       int            `json:"status5xx"`
+	Locked          int            `json:"databaseLocked"`
+	ReqPerSec       float64        `json:"reqPerSec"`
+	Unit            string         `json:"unit,omitempty"`
+	ItemsPerSec     float64        `json:"itemsPerSec,omitempty"`
+	MBPerSec        float64        `json:"mbPerSec"`
+	Latency         latency        `json:"latencyMs"`
+	ServerRSSPeakMB float64        `json:"serverRSSPeakMB"` // VmRSS, with the mmap'd database pages
+	ServerRSSEndMB  float64        `json:"serverRSSEndMB"`
+	// RssAnon, the process's own memory (heap, stacks); 0 in older results
+	ServerAnonPeakMB float64          `json:"serverAnonPeakMB,omitempty"`
+	ServerAnonEndMB  float64          `json:"serverAnonEndMB,omitempty"`
+	ServerCPU        float64          `json:"serverCPUCores"`
+	ClientCPU        float64          `json:"clientCPUCores"`
+	OtherCPU         float64          `json:"otherProcessesCPUCores"` // the rest of the machine: noise
+	Samples          []string         `json:"unexpectedAnswers,omitempty"`
+	Notes            []string         `json:"notes,omitempty"`
+	Kinds            []scenarioResult `json:"kinds,omitempty"`
+	RSSSeries        [][2]float64     `json:"rssSeries,omitempty"`  // VmRSS, [seconds, MB]
+	AnonSeries       [][2]float64     `json:"anonSeries,omitempty"` // RssAnon, [seconds, MB], the same times
 }
 
 func summary(name, about string, workers int, unit string, t *tally, elapsed time.Duration) scenarioResult {
@@ -116,33 +121,64 @@ func summary(name, about string, workers int, unit string, t *tally, elapsed tim
 	return r
 }
 
+// soakResult is the no-growth check. It is on RssAnon, the process's own
+// memory: VmRSS also counts the memory-mapped database pages the server
+// read (PRAGMA mmap_size), which are file cache and grow with the database
+// file, and the soak's submissions make that file grow. VmRSS is kept for
+// information. Results written before RssAnon was sampled have no anon
+// fields and their GrowthPercent is on VmRSS.
 type soakResult struct {
 	Minutes       float64        `json:"minutes"`
-	EarlyRSSMB    float64        `json:"earlyRSSMB"` // mean over the second fifth (after warm-up)
-	LateRSSMB     float64        `json:"lateRSSMB"`  // mean over the last fifth
+	EarlyAnonMB   float64        `json:"earlyAnonMB,omitempty"` // RssAnon, mean over the second fifth (after warm-up)
+	LateAnonMB    float64        `json:"lateAnonMB,omitempty"`  // RssAnon, mean over the last fifth
 	GrowthPercent float64        `json:"growthPercent"`
+	EarlyRSSMB    float64        `json:"earlyRSSMB"` // VmRSS, the same fifths
+	LateRSSMB     float64        `json:"lateRSSMB"`
+	RSSGrowth     float64        `json:"rssGrowthPercent,omitempty"`
 	Errors        int            `json:"errors"`
 	Status5xx     int            `json:"status5xx"`
 	Series        [][2]float64   `json:"rssSeries"`
+	AnonSeries    [][2]float64   `json:"anonSeries,omitempty"`
 	Load          scenarioResult `json:"load"` // the whole soak as a scenario, per kind
 }
 
+// anonMeasured tells results with RssAnon from older ones.
+func (s *soakResult) anonMeasured() bool { return s.EarlyAnonMB > 0 }
+
 func soakOf(r scenarioResult) *soakResult {
-	s := &soakResult{Minutes: round(r.Seconds/60, 1), Errors: r.Errors, Status5xx: r.Status5xx, Series: r.RSSSeries, Load: r}
-	s.Load.RSSSeries = nil // once is enough
-	n := len(r.RSSSeries)
+	s := &soakResult{Minutes: round(r.Seconds/60, 1), Errors: r.Errors, Status5xx: r.Status5xx,
+		Series: r.RSSSeries, AnonSeries: r.AnonSeries, Load: r}
+	s.Load.RSSSeries, s.Load.AnonSeries = nil, nil // once is enough
+	if len(r.RSSSeries) >= 5 {
+		s.EarlyRSSMB, s.LateRSSMB = fifths(r.RSSSeries)
+		s.RSSGrowth = growth(s.EarlyRSSMB, s.LateRSSMB)
+	}
+	if len(r.AnonSeries) >= 5 {
+		s.EarlyAnonMB, s.LateAnonMB = fifths(r.AnonSeries)
+		s.GrowthPercent = growth(s.EarlyAnonMB, s.LateAnonMB)
+	}
+	return s
+}
+
+// fifths are the means of a series over its second fifth (after the
+// warm-up) and over its last fifth.
+func fifths(series [][2]float64) (early, late float64) {
+	n := len(series)
 	mean := func(from, to int) float64 {
 		sum := 0.0
-		for _, x := range r.RSSSeries[from:to] {
+		for _, x := range series[from:to] {
 			sum += x[1]
 		}
 		return sum / float64(max(1, to-from))
 	}
-	if n >= 5 {
-		s.EarlyRSSMB, s.LateRSSMB = round(mean(n/5, 2*n/5), 1), round(mean(4*n/5, n), 1)
-		s.GrowthPercent = round(100*(s.LateRSSMB/s.EarlyRSSMB-1), 1)
+	return round(mean(n/5, 2*n/5), 1), round(mean(4*n/5, n), 1)
+}
+
+func growth(early, late float64) float64 {
+	if early <= 0 {
+		return 0
 	}
-	return s
+	return round(100*(late/early-1), 1)
 }
 
 // logSummary is what the server logged: its request and error log in
