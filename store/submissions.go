@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/json/v2"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -71,9 +73,13 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 		return results, nil
 	}
 
+	rows, err := newRevisions(proposals, matches, created)
+	if err != nil {
+		return nil, err
+	}
 	err = s.Transaction(func(tx *Store) error {
-		if len(created) > 0 {
-			if err := tx.insertRevisions(org, client, proposals, matches, results, created, opts.ExternalID); err != nil {
+		if len(rows) > 0 {
+			if err := tx.insertRevisions(org, client, rows, results, opts.ExternalID); err != nil {
 				return err
 			}
 		}
@@ -88,15 +94,34 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	return results, nil
 }
 
-func (s *Store) insertRevisions(org enrichment.Org, client int64, proposals []enrichment.Proposal,
-	matches map[string][]submissionProduct, results []enrichment.SubmissionResult, created []int, external string) error {
-	first, err := NextIDs(s.db(), "revisions", len(created))
-	if err != nil {
-		return err
+// newRevision is a new revision's values, all but its id.
+type newRevision struct {
+	item           int // index of its proposal and result
+	product, sku   string
+	confidence     int
+	band           string
+	proposed, base string
+}
+
+// newRevisions encodes the revisions of the created proposals. It runs
+// before the write transaction, which is one at a time, so the encoding of
+// concurrent batches runs in parallel; a batch's own halves do too.
+func newRevisions(proposals []enrichment.Proposal, matches map[string][]submissionProduct, created []int) ([]newRevision, error) {
+	rows := make([]newRevision, len(created))
+	half := len(created) / 2
+	var wg sync.WaitGroup
+	var firstErr error
+	wg.Go(func() { firstErr = encodeRevisions(proposals, matches, created[:half], rows[:half]) })
+	err := encodeRevisions(proposals, matches, created[half:], rows[half:])
+	wg.Wait()
+	if err := errors.Join(firstErr, err); err != nil {
+		return nil, err
 	}
-	now := FormatTime(time.Now())
-	q := s.db().NewQuery(revisionInsert).Prepare()
-	defer q.Close()
+	return rows, nil
+}
+
+// encodeRevisions fills rows[n] with the revision of proposal created[n].
+func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submissionProduct, created []int, rows []newRevision) error {
 	for n, i := range created {
 		p := proposals[i]
 		product := matches[p.SKU][0]
@@ -108,20 +133,36 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, proposals []en
 		if err != nil {
 			return fmt.Errorf("encode base of proposal %d: %w", i, err)
 		}
-		confidence, band := 0, ""
+		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base)}
 		if p.Confidence != nil {
-			confidence, band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
+			r.confidence, r.band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
 		}
+		rows[n] = r
+	}
+	return nil
+}
+
+// insertRevisions numbers and inserts rows, noting each id in its result.
+func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
+	results []enrichment.SubmissionResult, external string) error {
+	first, err := NextIDs(s.db(), "revisions", len(rows))
+	if err != nil {
+		return err
+	}
+	now := FormatTime(time.Now())
+	q := s.db().NewQuery(revisionInsert).Prepare()
+	defer q.Close()
+	for n, r := range rows {
 		id := first + int64(n)
 		_, err = q.Bind(dbx.Params{
-			"id": FormatID(id), "org": string(org), "client": FormatID(client), "product": product.ID,
-			"sku": p.SKU, "confidence": confidence, "band": band, "proposed": string(proposed),
-			"base": string(base), "external": external, "now": now,
+			"id": FormatID(id), "org": string(org), "client": FormatID(client), "product": r.product,
+			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
+			"base": r.base, "external": external, "now": now,
 		}).Execute()
 		if err != nil {
-			return fmt.Errorf("insert revision for item %d: %w", i, err)
+			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
 		}
-		results[i].RevisionID = &id
+		results[r.item].RevisionID = &id
 	}
 	return nil
 }
