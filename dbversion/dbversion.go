@@ -1,9 +1,15 @@
 // Package dbversion tells whether the database may have changed since a
 // result was computed from it, in this process or any other (the command
 // line writes beside a running server), so such results can be cached and
-// still never be served stale. It uses SQLite's PRAGMA data_version on a
-// connection of its own: the number changes whenever another connection
-// commits, and reading it touches no table.
+// still never be served stale.
+//
+// The version is read from the WAL-index header at the start of the
+// database's -shm file, which SQLite's writers update on every commit, in
+// every process, and which its readers themselves read without a lock
+// (see walIndexTryHdr in SQLite's wal.c): through a memory map that is a
+// few loads, no system call. A dedicated connection keeps the file in
+// use, so it is never deleted under the map, and answers PRAGMA
+// data_version where there is no header to map.
 package dbversion
 
 import (
@@ -11,57 +17,92 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
-// Watcher reads the database's data version on one dedicated connection.
+// Version identifies the database's committed state: two readings are
+// equal only if nothing was committed in between. Readings taken different
+// ways (header or pragma) never compare equal, which only costs a miss.
+type Version struct {
+	header  walIndexHeader // the mapped header's words; zero when unmapped
+	counter int64          // PRAGMA data_version, when the header is not mapped
+}
+
+// walIndexHeader is one copy of SQLite's WalIndexHdr: 48 bytes, among them
+// a change counter, the last valid WAL frame and the WAL's salts.
+type walIndexHeader [12]uint32
+
+// Watcher reads the database's version.
 type Watcher struct {
 	open func() *sql.DB
+	path string // of the database file; its -shm file is mapped
 
 	mu   sync.Mutex
 	conn *sql.Conn
 	stmt *sql.Stmt
+	shm  atomic.Pointer[sharedHeader]
 }
 
-// New returns a watcher that takes its connection from open's pool the first
-// time it is asked, and again after Close.
-func New(open func() *sql.DB) *Watcher {
-	return &Watcher{open: open}
+// New returns a watcher of the database at path, whose connection comes
+// from open's pool the first time it is asked, and again after Close.
+func New(open func() *sql.DB, path string) *Watcher {
+	return &Watcher{open: open, path: path}
 }
 
-// Version is the database's data version as this watcher's connection sees
-// it. Two calls return the same number only if no other connection committed
-// in between. The connection never writes, so every commit counts.
-func (w *Watcher) Version(ctx context.Context) (int64, error) {
+// Version reads the database's current version.
+func (w *Watcher) Version(ctx context.Context) (Version, error) {
+	if shm := w.shm.Load(); shm != nil {
+		if h, ok := shm.read(); ok {
+			return Version{header: h}, nil
+		}
+		// a writer is updating the header: ask SQLite
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stmt == nil {
 		if err := w.connect(ctx); err != nil {
-			return 0, err
+			return Version{}, err
+		}
+		if shm := w.shm.Load(); shm != nil {
+			if h, ok := shm.read(); ok {
+				return Version{header: h}, nil
+			}
 		}
 	}
 	var v int64
 	if err := w.stmt.QueryRowContext(ctx).Scan(&v); err != nil {
 		w.closeLocked()
-		return 0, fmt.Errorf("read data_version: %w", err)
+		return Version{}, fmt.Errorf("read data_version: %w", err)
 	}
-	return v, nil
+	return Version{counter: v}, nil
 }
 
 func (w *Watcher) connect(ctx context.Context) error {
 	conn, err := w.open().Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("dedicated connection for data_version: %w", err)
+		return fmt.Errorf("dedicated connection for the database version: %w", err)
 	}
 	stmt, err := conn.PrepareContext(ctx, "PRAGMA data_version")
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("prepare data_version: %w", err)
 	}
+	// note: a read first, so that the connection has opened the WAL index
+	var v int64
+	if err := stmt.QueryRowContext(ctx).Scan(&v); err != nil {
+		stmt.Close()
+		conn.Close()
+		return fmt.Errorf("read data_version: %w", err)
+	}
 	w.conn, w.stmt = conn, stmt
+	if shm, err := mapHeader(w.path + "-shm"); err == nil {
+		w.shm.Store(shm)
+	}
 	return nil
 }
 
-// Close gives the connection back; a later Version opens a new one.
+// Close stops reading the header and gives the connection back; a later
+// Version opens them again.
 func (w *Watcher) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -69,6 +110,9 @@ func (w *Watcher) Close() error {
 }
 
 func (w *Watcher) closeLocked() error {
+	// note: the header stays mapped (one page), since a Version that loaded
+	// it just before may still be reading it
+	w.shm.Store(nil)
 	if w.conn == nil {
 		return nil
 	}
@@ -78,14 +122,19 @@ func (w *Watcher) closeLocked() error {
 	return err
 }
 
-// Cache keeps values computed at one data version; a lookup at any other
+// Mapped reports whether versions come from the mapped header.
+func (w *Watcher) Mapped() bool {
+	return w.shm.Load() != nil
+}
+
+// Cache keeps values computed at one version; a lookup at any other
 // version misses, so a value is never served after a commit that could have
 // changed it. It holds at most limit values.
 type Cache[K comparable, V any] struct {
 	limit int
 
 	mu      sync.RWMutex
-	version int64
+	version Version
 	values  map[K]V
 }
 
@@ -95,7 +144,7 @@ func NewCache[K comparable, V any](limit int) *Cache[K, V] {
 }
 
 // Get returns the value stored for k at version.
-func (c *Cache[K, V]) Get(version int64, k K) (V, bool) {
+func (c *Cache[K, V]) Get(version Version, k K) (V, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.version != version || c.values == nil {
@@ -108,7 +157,7 @@ func (c *Cache[K, V]) Get(version int64, k K) (V, bool) {
 
 // Put stores v for k as computed at version (read before the computation
 // began). A new version drops every value stored at another.
-func (c *Cache[K, V]) Put(version int64, k K, v V) {
+func (c *Cache[K, V]) Put(version Version, k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.values == nil || c.version != version || len(c.values) >= c.limit {

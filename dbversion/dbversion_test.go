@@ -22,7 +22,7 @@ func openDB(t testing.TB, path string) *sql.DB {
 	return db
 }
 
-func version(t testing.TB, w *dbversion.Watcher) int64 {
+func version(t testing.TB, w *dbversion.Watcher) dbversion.Version {
 	t.Helper()
 	v, err := w.Version(context.Background())
 	if err != nil {
@@ -38,15 +38,18 @@ func TestVersionChangesOnlyWhenAnotherConnectionCommits(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE t (v INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	w := dbversion.New(func() *sql.DB { return db })
+	w := dbversion.New(func() *sql.DB { return db }, path)
 	defer w.Close()
 
 	v0 := version(t, w)
+	if !w.Mapped() {
+		t.Fatal("the WAL-index header of a WAL database was not mapped")
+	}
 	if _, err := db.Query("SELECT * FROM t"); err != nil { // reads change nothing
 		t.Fatal(err)
 	}
 	if v := version(t, w); v != v0 {
-		t.Fatalf("version moved from %d to %d without a commit", v0, v)
+		t.Fatalf("version moved from %v to %v without a commit", v0, v)
 	}
 	if _, err := db.Exec("INSERT INTO t VALUES (1)"); err != nil { // the same pool
 		t.Fatal(err)
@@ -74,16 +77,17 @@ func TestVersionChangesOnlyWhenAnotherConnectionCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := version(t, w); v != v2 {
-		t.Fatalf("a rolled-back write moved the version from %d to %d", v2, v)
+		t.Fatalf("a rolled-back write moved the version from %v to %v", v2, v)
 	}
 }
 
 func TestWatcherReconnectsAfterClose(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "data.db"))
+	path := filepath.Join(t.TempDir(), "data.db")
+	db := openDB(t, path)
 	if _, err := db.Exec("CREATE TABLE t (v INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	w := dbversion.New(func() *sql.DB { return db })
+	w := dbversion.New(func() *sql.DB { return db }, path)
 	version(t, w)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -99,42 +103,55 @@ func TestWatcherReconnectsAfterClose(t *testing.T) {
 
 	closed := openDB(t, filepath.Join(t.TempDir(), "data.db"))
 	closed.Close()
-	if _, err := dbversion.New(func() *sql.DB { return closed }).Version(context.Background()); err == nil {
+	if _, err := dbversion.New(func() *sql.DB { return closed }, "").Version(context.Background()); err == nil {
 		t.Fatal("a closed database gave a version")
 	}
 }
 
-func TestCacheServesOnlyTheVersionItWasFilledAt(t *testing.T) {
-	c := dbversion.NewCache[string, int](2)
-	if _, ok := c.Get(1, "a"); ok {
-		t.Fatal("an empty cache hit")
+// Without a WAL there is no header to map: the pragma answers, as exactly.
+func TestVersionWithoutWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		t.Fatal(err)
 	}
-	c.Put(1, "a", 10)
-	if v, ok := c.Get(1, "a"); !ok || v != 10 {
-		t.Fatalf("Get(1, a) = %d, %v; want 10, true", v, ok)
+	defer db.Close()
+	other := openDB(t, path)
+	if _, err := db.Exec("CREATE TABLE t (v INTEGER)"); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := c.Get(2, "a"); ok {
-		t.Fatal("a value was served at a later version")
+	w := dbversion.New(func() *sql.DB { return db }, path)
+	defer w.Close()
+	v0 := version(t, w)
+	if w.Mapped() {
+		t.Fatal("mapped a header without a WAL")
 	}
-	c.Put(2, "b", 20)
-	if _, ok := c.Get(2, "a"); ok {
-		t.Fatal("a value of version 1 survived a put at version 2")
+	if v := version(t, w); v != v0 {
+		t.Fatal("version moved without a commit")
 	}
-	c.Put(2, "c", 30)
-	c.Put(2, "d", 40) // over the limit of 2: starts afresh
-	if _, ok := c.Get(2, "b"); ok {
-		t.Fatal("the cache grew past its limit")
+	if _, err := other.Exec("INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
 	}
-	if v, ok := c.Get(2, "d"); !ok || v != 40 {
-		t.Fatalf("Get(2, d) = %d, %v; want 40, true", v, ok)
+	if version(t, w) == v0 {
+		t.Fatal("a commit left the version unchanged")
 	}
 }
 
 func BenchmarkVersion(b *testing.B) {
-	db := openDB(b, filepath.Join(b.TempDir(), "data.db"))
-	w := dbversion.New(func() *sql.DB { return db })
+	path := filepath.Join(b.TempDir(), "data.db")
+	db := openDB(b, path)
+	if _, err := db.Exec("CREATE TABLE t (v INTEGER)"); err != nil {
+		b.Fatal(err)
+	}
+	w := dbversion.New(func() *sql.DB { return db }, path)
 	defer w.Close()
+	version(b, w)
+	if !w.Mapped() {
+		b.Fatal("not mapped")
+	}
 	for b.Loop() {
-		version(b, w)
+		if _, err := w.Version(context.Background()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package routes
 import (
 	"context"
 	"database/sql"
+	"path/filepath"
 
 	"github.com/catalog-enrichment/enrichment/dbversion"
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -11,7 +12,7 @@ import (
 )
 
 // appCaches are the per-app caches of hot, rarely changing answers. Every
-// lookup first reads the database's data version, so any commit (a
+// lookup first reads the database's version, so any commit (a
 // revocation from the command line included) empties them at once.
 type appCaches struct {
 	versions *dbversion.Watcher
@@ -31,7 +32,7 @@ func cachesOf(app core.App) *appCaches {
 			versions: dbversion.New(func() *sql.DB {
 				// note: PocketBase's concurrent (read) pool is always a *dbx.DB
 				return app.ConcurrentDB().(*dbx.DB).DB()
-			}),
+			}, filepath.Join(app.DataDir(), "data.db")),
 			clients:   dbversion.NewCache[string, enrichment.Client](10_000),
 			templates: dbversion.NewCache[enrichment.Org, []byte](1_000),
 		}
@@ -45,13 +46,13 @@ func cachesOf(app core.App) *appCaches {
 
 // version is the data version to read and fill the caches at; ok is false
 // when it cannot be read, and then the caches must be bypassed.
-func (c *appCaches) version(e *core.RequestEvent) (v int64, ok bool) {
+func (c *appCaches) version(e *core.RequestEvent) (v dbversion.Version, ok bool) {
 	// note: not the request's context: a client hanging up must not cost
 	// the shared connection
 	v, err := c.versions.Version(context.Background())
 	if err != nil {
 		e.App.Logger().Warn("enrichment: caches bypassed", "error", err.Error())
-		return 0, false
+		return dbversion.Version{}, false
 	}
 	return v, true
 }
