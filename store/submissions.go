@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
 	"fmt"
@@ -167,9 +169,21 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	return nil
 }
 
-// baseOf is the product's value of each proposed field at submission time.
-func baseOf(p submissionProduct, proposed enrichment.Fields) enrichment.Fields {
-	var base enrichment.Fields
+// baseSnapshot is enrichment.Fields as a revision's base stores it: the
+// product's value of each proposed field at submission time. Attributes are
+// copied as stored, not decoded and encoded again: that was a sixth of a
+// batch's time.
+type baseSnapshot struct {
+	Name        *string        `json:"name,omitzero"`
+	Slug        *string        `json:"slug,omitzero"`
+	Description *string        `json:"description,omitzero"`
+	Attributes  jsontext.Value `json:"attributes,omitzero"`
+	Files       *[]string      `json:"files,omitzero"`
+}
+
+// baseOf is the base of a proposal of product p.
+func baseOf(p submissionProduct, proposed enrichment.Fields) baseSnapshot {
+	var base baseSnapshot
 	if proposed.Name != nil {
 		base.Name = &p.Name
 	}
@@ -180,17 +194,23 @@ func baseOf(p submissionProduct, proposed enrichment.Fields) enrichment.Fields {
 		base.Description = &p.Description
 	}
 	if proposed.Attributes != nil {
-		attrs := decodeAttributes(p.Attributes)
-		if attrs == nil {
-			attrs = []enrichment.StoredAttribute{}
-		}
-		base.Attributes = &attrs
+		base.Attributes = storedArray(p.Attributes)
 	}
 	if proposed.Files != nil {
 		files := decodeStrings(p.Files)
 		base.Files = &files
 	}
 	return base
+}
+
+// storedArray is a stored JSON array column as it is, [] when it is empty,
+// NULL or not an array.
+func storedArray(raw []byte) jsontext.Value {
+	v := jsontext.Value(bytes.TrimSpace(raw))
+	if v.Kind() != '[' || !v.IsValid() {
+		return jsontext.Value("[]")
+	}
+	return v
 }
 
 // matchSKUs loads org's active products whose SKU a proposal names, by SKU;
