@@ -35,11 +35,11 @@ func TestBaseSnapshotEncodesLikeFields(t *testing.T) {
 
 func TestStoredArray(t *testing.T) {
 	for raw, want := range map[string]string{
-		"":                      "[]",
-		"null":                  "[]",
-		`{"attribute":"Color"}`: "[]",
-		`[{"attribute":`:        "[]",
-		" [ ] ":                 "[ ]",
+		"":                                       "[]",
+		"null":                                   "[]",
+		`{"attribute":"Color"}`:                  "[]",
+		`[{"attribute":`:                         "[]",
+		" [ ] ":                                  "[ ]",
 		`[{"attribute":"Color","detail":"Red"}]`: `[{"attribute":"Color","detail":"Red"}]`,
 	} {
 		if got := string(storedArray([]byte(raw))); got != want {
