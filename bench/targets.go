@@ -69,15 +69,18 @@ func (r *report) finish() {
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", c1.Latency.P50, c1.Latency.P95), c1.Latency.P50, is(c1.Latency.P50 <= 150), c1)
 	add("Proposals stored with 4 concurrent writers", "≥ 10,000/s",
 		fmt.Sprintf("%s/s (p50 %.0f ms a batch)", thousands(c4.ItemsPerSec), c4.Latency.P50), c4.ItemsPerSec, is(c4.ItemsPerSec >= 10_000), c4)
-	for _, p := range []struct {
-		name string
-		s    *scenarioResult
-	}{{"attribute-templates", tmpl}, {"auth-only probe (400 after the key check)", probe}} {
-		over := 100 * (ratio(health.ReqPerSec, p.s.ReqPerSec) - 1)
-		add("Key middleware vs GET /api/health: "+p.name, "≤ 10% slower",
-			fmt.Sprintf("%+.1f%% (%s vs %s req/s; p50 %.2f vs %.2f ms)", over, thousands(p.s.ReqPerSec),
-				thousands(health.ReqPerSec), p.s.Latency.P50, health.Latency.P50), round(over, 1), is(over <= 10), health, p.s)
+	overHealth := func(s *scenarioResult) (float64, string) {
+		over := 100 * (ratio(health.ReqPerSec, s.ReqPerSec) - 1)
+		return round(over, 1), fmt.Sprintf("%+.1f%% (%s vs %s req/s; p50 %.2f vs %.2f ms)", over, thousands(s.ReqPerSec),
+			thousands(health.ReqPerSec), s.Latency.P50, health.Latency.P50)
 	}
+	over, text := overHealth(probe)
+	add("Key middleware vs GET /api/health: auth-only probe (400 after the key check)", "≤ 10% slower",
+		text, over, is(over <= 10), health, probe)
+	// note: not a goal of its own: beyond the key check it writes a 42 KB answer
+	over, text = overHealth(tmpl)
+	add("For comparison, a whole read endpoint vs GET /api/health: attribute-templates (a 42 KB answer)", "–",
+		text, over, nil, health, tmpl)
 	all5xx, allErr := 0, 0
 	for _, s := range r.Scenarios {
 		all5xx += s.Status5xx
