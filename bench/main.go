@@ -152,6 +152,20 @@ func run(ctx context.Context, cfg config) (err error) {
 		"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
 		return err
 	}
+	// the auth probe's key: an organization with nothing in it
+	var empty struct {
+		ID int64 `json:"id"`
+	}
+	if err := cliJSON(ctx, bin, data, &empty, "org", "create", "--name", "Bench Empty", "--json"); err != nil {
+		return err
+	}
+	var probeKey struct {
+		Key string `json:"key"`
+	}
+	if err := cliJSON(ctx, bin, data, &probeKey, "apikey", "create", "--org", fmt.Sprint(empty.ID), "--name", "bench probe",
+		"--scopes", "catalog:read", "--rate-limit", "0", "--json"); err != nil {
+		return err
+	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
 	if !cfg.SkipPeer {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
@@ -162,7 +176,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	tg := &target{Key: key.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix())}
+	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix())}
 
 	logf("starting serve")
 	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)

@@ -224,8 +224,7 @@ func scanLogs(auxDB, serverLog string) logSummary {
 		s.ReadError = err.Error()
 		return s
 	}
-	const unexpected4xx = `FROM _logs WHERE CAST(data ->> '$.status' AS INTEGER) BETWEEN 400 AND 499
-		AND COALESCE(data ->> '$.url', '') NOT LIKE '%page=-1%'`
+	const unexpected4xx = `FROM _logs WHERE CAST(data ->> '$.status' AS INTEGER) BETWEEN 400 AND 499`
 	_ = db.QueryRow(`SELECT COUNT(*) ` + unexpected4xx).Scan(&s.Unexpected4xx)
 	if rows, err := db.Query(`SELECT message || ' ' || substr(data, 1, 400) ` + unexpected4xx + ` ORDER BY created LIMIT 5`); err == nil {
 		for rows.Next() {

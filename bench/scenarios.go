@@ -57,6 +57,7 @@ func readCatalog(dbPath, org string) ([]product, error) {
 // target is what the kinds of load are aimed at.
 type target struct {
 	Key      string // the API key (catalog:read and catalog:submit, unlimited)
+	ProbeKey string // a catalog:read key of an organization without templates
 	SuToken  string // a superuser's token for the peer; "" skips it
 	Org      string
 	Products []product
@@ -85,12 +86,15 @@ func (t *target) templates() *kind {
 		}}
 }
 
-// authProbe passes the key and scope checks and is refused (400) before any
-// query: what the key middleware alone costs.
+// authProbe passes the key and scope checks and gets 200 with next to
+// nothing to do: the attribute templates of an organization that has none,
+// [] from the cache. What the key middleware costs over GET /api/health.
+// (A 400 before any query, the earlier probe, measured mostly what
+// PocketBase's request log spends on an error.)
 func (t *target) authProbe() *kind {
-	return &kind{Name: "auth-probe", Status: http.StatusBadRequest, Header: t.keyHeader(),
+	return &kind{Name: "auth-probe", Header: http.Header{"X-Api-Client-Key": {t.ProbeKey}},
 		Next: func(*rand.Rand, int) request {
-			return request{Method: "GET", URL: "/api/enrichment/products?page=-1"}
+			return request{Method: "GET", URL: "/api/enrichment/attribute-templates"}
 		}}
 }
 
