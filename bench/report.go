@@ -190,8 +190,8 @@ type logSummary struct {
 	OutputLocked  int      `json:"outputLocked"`   // stdout/stderr lines mentioning it
 	OutputPanics  int      `json:"outputPanics"`   // stdout/stderr lines with "panic"
 	FirstMessages []string `json:"firstErrors,omitempty"`
-	// Unexpected4xx are request log entries with a 4xx status other than the
-	// auth probe's deliberate 400, with PocketBase's recorded error.
+	// Unexpected4xx are request log entries with a 4xx status (no scenario
+	// expects one), with PocketBase's recorded error.
 	Unexpected4xx int      `json:"unexpected4xx"`
 	First4xx      []string `json:"first4xx,omitempty"`
 	ReadError     string   `json:"readError,omitempty"`
