@@ -44,7 +44,6 @@ type ExportQuery struct {
 // seek (see exportPages); with modifiedSince, usually a short list, it counts
 // and skips with OFFSET.
 func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
-	where := dbx.And(dbx.HashExp{"organization": string(org), "active": true})
 	var (
 		total int
 		rows  []productRow
@@ -53,8 +52,9 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[e
 	if q.Since.IsZero() {
 		total, rows, err = s.fullExportPage(org, q)
 	} else {
-		where = dbx.And(where, dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}))
-		total, rows, err = s.offsetExportPage(org, q, where)
+		total, rows, err = s.offsetExportPage(org, q, dbx.And(
+			dbx.HashExp{"organization": string(org), "active": true},
+			dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)})))
 	}
 	if err != nil {
 		return enrichment.Page[enrichment.Product]{}, err
