@@ -1,9 +1,7 @@
 package routes_test
 
 import (
-	"database/sql"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/apikey"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
-	_ "modernc.org/sqlite"
 )
 
 // The key and templates caches must never outlive a change, whoever makes
@@ -22,17 +19,7 @@ func TestCachesFollowWritesFromAnotherProcess(t *testing.T) {
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	h := handler(t, app)
-	other, err := sql.Open("sqlite", "file:"+filepath.Join(app.DataDir(), "data.db")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	exec := func(query string, args ...any) {
-		t.Helper()
-		if _, err := other.Exec(query, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	exec := anotherProcess(t, app)
 	templates := func(key string) (int, string) {
 		res := request(h, http.MethodGet, "/api/enrichment/attribute-templates", key, "")
 		return res.Code, res.Body.String()

@@ -1,17 +1,14 @@
 package routes_test
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
-	_ "modernc.org/sqlite"
 )
 
 // The full export starts its pages from remembered ids; after every kind of
@@ -23,11 +20,7 @@ func TestExportPagesFollowChanges(t *testing.T) {
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	h := handler(t, app)
-	other, err := sql.Open("sqlite", "file:"+filepath.Join(app.DataDir(), "data.db")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	exec := anotherProcess(t, app)
 
 	const size = 7
 	walk := func(extra string) (pages [][]int64, total int) {
@@ -70,12 +63,6 @@ func TestExportPagesFollowChanges(t *testing.T) {
 	save := func(rec *core.Record) {
 		t.Helper()
 		if err := app.Save(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec := func(query string, args ...any) {
-		t.Helper()
-		if _, err := other.Exec(query, args...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,10 +1,12 @@
 package routes_test
 
 import (
+	"database/sql"
 	"encoding/json/v2"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,4 +129,21 @@ func request(h http.Handler, method, url, key, body string) *httptest.ResponseRe
 // requestAuth makes one records API request with a PocketBase auth token.
 func requestAuth(h http.Handler, method, url, token, body string) *httptest.ResponseRecorder {
 	return fixture.Send(h, method, url, "Authorization", token, body)
+}
+
+// anotherProcess opens app's database as the command line would, beside
+// the server, and returns a function that runs a statement there.
+func anotherProcess(t testing.TB, app *tests.TestApp) func(query string, args ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(app.DataDir(), "data.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return func(query string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(query, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
