@@ -1,12 +1,15 @@
 // Package catalog reads catalog files (attribute templates and products, the
-// format CONTRACT.md describes) and imports them into one organization, all
-// or nothing, streaming the products so a large file is never held whole.
+// format docs/catalog-format.md describes) and imports them into one
+// organization, all or nothing, streaming the products so a large file is
+// never held whole.
 package catalog
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
 )
 
 // A catalog file is one JSON object:
@@ -68,14 +71,14 @@ type Brand struct {
 	Slug    *string `json:"slug"`
 }
 
-// Text limits of the schema (migrations/1795272100_catalog.go), in characters.
+// Text limits of the schema, in characters, and of one JSON field in bytes.
 const (
-	maxName        = 200 // template, option attribute, brand name and slug, SKU, externalId
-	maxShort       = 50  // gtin, option unit and data type
-	maxProductText = 1000
-	maxWebsite     = 2000
-	maxDescription = 100000
-	maxJSON        = 1 << 20 // bytes of one JSON field, PocketBase's default
+	maxName        = enrichment.MaxNameLength  // template, option attribute, brand name and slug, SKU, externalId
+	maxShort       = enrichment.MaxShortLength // gtin, option unit and data type
+	maxProductText = enrichment.MaxProductTextLength
+	maxWebsite     = enrichment.MaxWebsiteLength
+	maxDescription = enrichment.MaxDescriptionLength
+	maxJSON        = 1 << 20 // PocketBase's default
 )
 
 // check collects the first problem of an item, with its path.

@@ -67,6 +67,12 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 			}
 			return err
 		}
+		// note: no trigger sees product inserts (store/generations.go)
+		if im.res.ProductsCreated > 0 {
+			if err := s.BumpGeneration(org); err != nil {
+				return err
+			}
+		}
 		if im.res.ProductsCreated+im.res.ProductsUpdated >= analyzeAfter {
 			if err := s.AnalyzeCatalog(); err != nil {
 				return err

@@ -1,5 +1,8 @@
-// Package enrichment holds the service's domain: the names, states and wire
-// shapes that the store, the routes, the hooks and the command line share.
+// Package enrichment holds the service's domain: the names, states, limits
+// and wire shapes that the store, the routes, the hooks and the command line
+// share. The migrations spell the same values as literals (a released
+// migration must not change with the code); migrations/schema_test.go checks
+// that the two agree.
 package enrichment
 
 // Scopes an API key can be granted.
@@ -18,6 +21,9 @@ const (
 	StatusRejected = "rejected"
 )
 
+// Statuses lists every revision status, in the order they are documented.
+var Statuses = []string{StatusPending, StatusAccepted, StatusRejected}
+
 // EnrichableFields are the product fields a proposal may change, in API order.
 var EnrichableFields = []string{"name", "slug", "description", "attributes", "files"}
 
@@ -35,6 +41,15 @@ func ConfidenceBand(confidence int) string {
 		return "0-49"
 	}
 }
+
+// Text limits of stored fields, in characters.
+const (
+	MaxNameLength        = 200    // template, option, brand and client names; SKU; externalId; brand slug
+	MaxShortLength       = 50     // GTIN; an option's unit and data type
+	MaxProductTextLength = 1000   // a product's name and slug
+	MaxWebsiteLength     = 2000   // a brand's website
+	MaxDescriptionLength = 100000 // a product's description
+)
 
 // Org identifies the organization a request acts for. It comes only from an
 // authenticated API client (or an operator's --org), and every store query

@@ -8,5 +8,6 @@ import "github.com/pocketbase/pocketbase/core"
 func Register(app core.App) {
 	registerIDs(app)
 	registerAPIClients(app)
+	registerProducts(app)
 	registerRevisions(app)
 }

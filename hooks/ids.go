@@ -1,7 +1,7 @@
 package hooks
 
 import (
-	"github.com/catalog-enrichment/enrichment/migrations"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -39,5 +39,5 @@ func registerIDs(app core.App) {
 
 func hasNumericID(c *core.Collection) bool {
 	f, ok := c.Fields.GetByName("id").(*core.TextField)
-	return ok && f.Pattern == migrations.NumericIDPattern
+	return ok && f.Pattern == schema.NumericIDPattern
 }

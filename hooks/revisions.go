@@ -47,10 +47,7 @@ func registerRevisions(app core.App) {
 	app.OnRecordUpdate("revisions").Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
-			outer := e.App
-			defer func() { e.App = outer }()
-			return e.App.RunInTransaction(func(txApp core.App) error {
-				e.App = txApp // note: the outer app would deadlock inside the transaction
+			return inTransaction(e, func(txApp core.App) error {
 				if err := decide(txApp, e.Record); err != nil {
 					return err
 				}

@@ -3,7 +3,6 @@ package migrations
 import (
 	"fmt"
 
-	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/pocketbase/core"
 	m "github.com/pocketbase/pocketbase/migrations"
 )
@@ -34,7 +33,7 @@ func createCatalog(app core.App) error {
 		// note: hidden, and hooks/api_clients.go hides it from superusers too
 		&core.TextField{Name: "keyHash", Required: true, Hidden: true, Pattern: `^[0-9a-f]{64}$`},
 		&core.TextField{Name: "keyPrefix", Max: 32},
-		&core.SelectField{Name: "scopes", Required: true, MaxSelect: 2, Values: enrichment.Scopes},
+		&core.SelectField{Name: "scopes", Required: true, MaxSelect: 2, Values: []string{"catalog:read", "catalog:submit"}},
 		&core.BoolField{Name: "active"},
 		&core.DateField{Name: "lastUsedAt"},
 	)

@@ -3,7 +3,6 @@ package migrations
 import (
 	"fmt"
 
-	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/pocketbase/core"
 	m "github.com/pocketbase/pocketbase/migrations"
 )
@@ -56,12 +55,12 @@ func createReview(app core.App) error {
 		&core.TextField{Name: "sku", Max: 200},
 		&core.NumberField{Name: "confidence", OnlyInt: true},
 		// empty when submitted without confidence: such revisions are in no band
-		&core.SelectField{Name: "confidenceBand", MaxSelect: 1, Values: enrichment.ConfidenceBands},
+		&core.SelectField{Name: "confidenceBand", MaxSelect: 1, Values: []string{"0-49", "50-79", "80-100"}},
 		&core.JSONField{Name: "proposed"}, // the proposed enrichable fields
 		&core.JSONField{Name: "base"},     // the product's values of those fields at submission
 		&core.SelectField{Name: "status", Required: true, MaxSelect: 1,
-			Values: []string{enrichment.StatusPending, enrichment.StatusAccepted, enrichment.StatusRejected}},
-		&core.SelectField{Name: "approvedFields", MaxSelect: len(enrichment.EnrichableFields), Values: enrichment.EnrichableFields},
+			Values: []string{"pending", "accepted", "rejected"}},
+		&core.SelectField{Name: "approvedFields", MaxSelect: 5, Values: []string{"name", "slug", "description", "attributes", "files"}},
 		&core.DateField{Name: "reviewedAt"},
 		&core.TextField{Name: "reviewer", Max: 300},
 		&core.TextField{Name: "externalSubmissionId", Max: 300},

@@ -1,7 +1,6 @@
 package migrations
 
 import (
-	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/pocketbase/core"
 	m "github.com/pocketbase/pocketbase/migrations"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -24,8 +23,8 @@ func init() {
 		if err := app.Save(c); err != nil {
 			return err
 		}
-		_, err = app.DB().NewQuery("UPDATE {{api_clients}} SET [[rateLimit]] = {:limit}").
-			Bind(map[string]any{"limit": enrichment.DefaultRateLimit}).Execute()
+		// every existing key gets the default limit, 20 requests a second
+		_, err = app.DB().NewQuery("UPDATE {{api_clients}} SET [[rateLimit]] = 20").Execute()
 		return err
 	}, func(app core.App) error {
 		c, err := app.FindCollectionByNameOrId("api_clients")

@@ -3,13 +3,10 @@
 package migrations
 
 import (
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
-
-// NumericIDPattern is the record id of every collection whose id the API
-// shows as a number: a decimal integer in 1 .. 2^53-1 (at most 16 digits).
-const NumericIDPattern = `^[1-9][0-9]{0,15}$`
 
 // newNumericCollection returns a base collection whose record id is a decimal
 // number (assigned by the create hook in hooks/ids.go) and which carries the
@@ -17,7 +14,7 @@ const NumericIDPattern = `^[1-9][0-9]{0,15}$`
 func newNumericCollection(name string) *core.Collection {
 	c := core.NewBaseCollection(name)
 	id := c.Fields.GetByName("id").(*core.TextField)
-	id.Pattern = NumericIDPattern
+	id.Pattern = schema.NumericIDPattern
 	id.AutogeneratePattern = "" // note: the hook assigns the next number instead
 	id.Min = 1
 	id.Max = 16
@@ -51,3 +48,13 @@ func numericIDIndex(c *core.Collection) {
 
 // ptr is a shorthand for rule values.
 func ptr(s string) *string { return types.Pointer(s) }
+
+// execAll runs SQL statements in order.
+func execAll(app core.App, statements []string) error {
+	for _, s := range statements {
+		if _, err := app.DB().NewQuery(s).Execute(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

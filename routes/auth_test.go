@@ -93,8 +93,10 @@ func TestLastUsedAt(t *testing.T) {
 	if got := lastUsed(); got != first {
 		t.Errorf("lastUsedAt rewritten within 30 s: %s -> %s", first, got)
 	}
+	// 31 s pass: the stored use is older, and (as the key cache knows the
+	// use it recorded) the cached client is reloaded, here by a rename
 	stale := store.FormatTime(time.Now().Add(-31 * time.Second))
-	if _, err := app.DB().Update("api_clients", dbx.Params{"lastUsedAt": stale}, dbx.HashExp{"id": store.FormatID(id)}).Execute(); err != nil {
+	if _, err := app.DB().Update("api_clients", dbx.Params{"lastUsedAt": stale, "name": "renamed"}, dbx.HashExp{"id": store.FormatID(id)}).Execute(); err != nil {
 		t.Fatal(err)
 	}
 	use()

@@ -15,15 +15,12 @@ var templateRoutes = []route{
 
 // templatesList returns every active attribute template of the organization.
 // Templates change rarely and are asked for often, so the encoded answer is
-// kept until the next commit.
+// kept while the organization's generation holds.
 func templatesList(e *core.RequestEvent) error {
-	org := requestOrg(e)
+	org, generation := requestOrg(e), requestGeneration(e)
 	caches := cachesOf(e.App)
-	version, cacheable := caches.version(e)
-	if cacheable {
-		if body, ok := caches.templates.Get(version, org); ok {
-			return e.Blob(http.StatusOK, "application/json", body)
-		}
+	if body, at, ok := caches.templates.Get(org); ok && at == generation {
+		return e.Blob(http.StatusOK, "application/json", body)
 	}
 	templates, err := store.New(e.App).Templates(org)
 	if err != nil {
@@ -33,8 +30,6 @@ func templatesList(e *core.RequestEvent) error {
 	if err != nil {
 		return internalError(e, "encode attribute templates", err)
 	}
-	if cacheable {
-		caches.templates.Put(version, org, body)
-	}
+	caches.templates.Put(org, generation, body)
 	return e.Blob(http.StatusOK, "application/json", body)
 }

@@ -1,14 +1,12 @@
 package store
 
 import (
-	"cmp"
 	"encoding/json/v2"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
 
@@ -139,7 +137,7 @@ func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][
 	// statistics SQLite prefers the export index and scans the organization
 	// (400 ms instead of 5 ms for a 500-product page of 100k)
 	err := s.db().NewQuery(`SELECT [[id]], [[sku]], [[name]], [[attributes]], [[variantMaster]]
-		FROM {{products}} INDEXED BY idx_products_variant_master
+		FROM {{products}} INDEXED BY ` + schema.IdxProductsVariantMaster + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[variantMaster]] != ''
 		AND [[variantMaster]] IN (` + placeholders("m", len(masterIDs)) + `)
 		ORDER BY CAST([[id]] AS INTEGER)`).
@@ -221,14 +219,6 @@ func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichmen
 	return out, nil
 }
 
-// byIDsOf scopes an id lookup to org as +organization, which SQLite cannot
-// serve from an index: the lookup then always goes by primary key, even
-// with stale statistics (a server's connections keep the ones they read
-// before an import ran ANALYZE) that would favour scanning the organization.
-func byIDsOf(org enrichment.Org) dbx.Expression {
-	return dbx.NewExp("+[[organization]] = {:org}", dbx.Params{"org": string(org)})
-}
-
 // apiAttributes renders stored attributes, leaving out empty values and
 // linking those whose option still exists.
 func apiAttributes(stored []enrichment.StoredAttribute, options map[int64]enrichment.OptionRef) []enrichment.Attribute {
@@ -261,38 +251,4 @@ func appendOptionIDs(ids []int64, attrs []enrichment.StoredAttribute) []int64 {
 		}
 	}
 	return ids
-}
-
-// unique sorts ids and drops repeats.
-func unique[T cmp.Ordered](ids []T) []T {
-	slices.Sort(ids)
-	return slices.Compact(ids)
-}
-
-// placeholders renders n named parameters {:p0}, {:p1}, ... for an IN list.
-func placeholders(prefix string, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("{:" + prefix + strconv.Itoa(i) + "}")
-	}
-	return b.String()
-}
-
-// namedParams adds values to params as prefix0, prefix1, ...
-func namedParams(params dbx.Params, prefix string, values []string) dbx.Params {
-	for i, v := range values {
-		params[prefix+strconv.Itoa(i)] = v
-	}
-	return params
-}
-
-func anys(values []string) []any {
-	out := make([]any, len(values))
-	for i, v := range values {
-		out[i] = v
-	}
-	return out
 }

@@ -165,7 +165,7 @@ func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t Impo
 	it.ID, st.Templates[t.Name] = id, it
 	for _, o := range t.Options {
 		id, err := s.upsertRow(org, "attribute_options", it.Options[o.Attribute], dbx.Params{
-			"template": formatID(it.ID), "attribute": o.Attribute, "unit": o.Unit, "dataType": o.DataType,
+			"template": FormatID(it.ID), "attribute": o.Attribute, "unit": o.Unit, "dataType": o.DataType,
 			"priority": o.Priority, "showOnWebsite": o.ShowOnWebsite, "isSearchable": o.IsSearchable,
 		}, now)
 		if err != nil {
@@ -204,7 +204,7 @@ func (s *Store) UpsertImportBrand(org enrichment.Org, st *ImportState, name stri
 func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx.Params, now string) (int64, error) {
 	values["updated"] = now
 	if id != 0 {
-		_, err := s.db().Update(table, values, dbx.HashExp{"id": formatID(id), "organization": string(org)}).Execute()
+		_, err := s.db().Update(table, values, dbx.HashExp{"id": FormatID(id), "organization": string(org)}).Execute()
 		if err != nil {
 			return 0, fmt.Errorf("update %s %d: %w", table, id, err)
 		}
@@ -214,7 +214,7 @@ func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx
 	if err != nil {
 		return 0, err
 	}
-	values["id"], values["organization"], values["created"] = formatID(id), string(org), now
+	values["id"], values["organization"], values["created"] = FormatID(id), string(org), now
 	if _, err := s.db().Insert(table, values).Execute(); err != nil {
 		return 0, fmt.Errorf("insert into %s: %w", table, err)
 	}
@@ -263,7 +263,7 @@ func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
 	}
 	p := w.params
 	for _, r := range rows {
-		p["id"], p["organization"], p["sku"], p["externalId"] = formatID(r.ID), string(w.org), r.SKU, r.ExternalID
+		p["id"], p["organization"], p["sku"], p["externalId"] = FormatID(r.ID), string(w.org), r.SKU, r.ExternalID
 		p["gtin"], p["name"], p["slug"], p["description"], p["active"] = r.GTIN, r.Name, r.Slug, r.Desc, r.Active
 		p["attributeTemplate"], p["brand"] = optionalID(r.Template), optionalID(r.Brand)
 		p["variantMaster"], p["attributes"], p["categories"] = optionalID(r.VariantMaster), r.Attributes, r.Categories
@@ -333,7 +333,7 @@ type ImportVariantLink struct{ ID, Master int64 }
 // SetImportVariantMasters points org's products at their variant masters.
 func (s *Store) SetImportVariantMasters(org enrichment.Org, links []ImportVariantLink) error {
 	return s.updateEach(org, "[[variantMaster]] = {:a}", len(links), func(i int) (int64, any, any) {
-		return links[i].ID, formatID(links[i].Master), nil
+		return links[i].ID, FormatID(links[i].Master), nil
 	})
 }
 
@@ -348,7 +348,7 @@ func (s *Store) updateEach(org enrichment.Org, set string, n int, row func(i int
 	defer q.Close()
 	for i := range n {
 		id, a, b := row(i)
-		if _, err := q.Bind(dbx.Params{"id": formatID(id), "org": string(org), "a": a, "b": b}).Execute(); err != nil {
+		if _, err := q.Bind(dbx.Params{"id": FormatID(id), "org": string(org), "a": a, "b": b}).Execute(); err != nil {
 			return fmt.Errorf("update product %d of organization %s: %w", id, org, err)
 		}
 	}
@@ -410,14 +410,10 @@ func (s *Store) AnalyzeCatalog() (err error) {
 	return nil
 }
 
-func formatID(id int64) string {
-	return strconv.FormatInt(id, 10)
-}
-
 // optionalID renders a relation id, "" for none.
 func optionalID(id int64) string {
 	if id == 0 {
 		return ""
 	}
-	return formatID(id)
+	return FormatID(id)
 }

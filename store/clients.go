@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -50,20 +51,37 @@ func (r clientRow) client() enrichment.Client {
 // when there is none. It is the one lookup that is not scoped to an
 // organization, because it is what yields the organization.
 func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
-	var row clientRow
-	err := s.db().Select(clientColumns...).From("api_clients").
+	c, _, err := s.ClientByKeyHashAtGeneration(keyHash)
+	return c, err
+}
+
+// ClientByKeyHashAtGeneration is ClientByKeyHash with the generation of the
+// client's organization, read in the same statement (one snapshot), so the
+// client can be cached under it.
+func (s *Store) ClientByKeyHashAtGeneration(keyHash string) (enrichment.Client, int64, error) {
+	var row struct {
+		clientRow
+		Generation int64 `db:"generation"`
+	}
+	columns := make([]string, 0, len(clientColumns)+1)
+	for _, c := range clientColumns {
+		columns = append(columns, "c."+c)
+	}
+	err := s.db().Select(append(columns, "COALESCE(g.generation, 0) AS generation")...).
+		From(schema.APIClients+" c").
+		LeftJoin(schema.GenerationsTable+" g", dbx.NewExp("g.organization = c.organization")).
 		Where(dbx.Or(
-			dbx.HashExp{"keyHash": keyHash},
-			dbx.And(dbx.HashExp{"previousKeyHash": keyHash},
-				dbx.NewExp("previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
+			dbx.HashExp{"c.keyHash": keyHash},
+			dbx.And(dbx.HashExp{"c.previousKeyHash": keyHash},
+				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
 		)).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, ErrNotFound
+		return enrichment.Client{}, 0, ErrNotFound
 	}
 	if err != nil {
-		return enrichment.Client{}, fmt.Errorf("find api client by key: %w", err)
+		return enrichment.Client{}, 0, fmt.Errorf("find api client by key: %w", err)
 	}
-	return row.client(), nil
+	return row.client(), row.Generation, nil
 }
 
 // TouchClient records that a client's key was used at now. It writes the

@@ -13,7 +13,7 @@ func TestExportPagesCacheStaysWithinItsBound(t *testing.T) {
 		t.Fatalf("after two halves: %d starts in %d entries", c.starts, len(c.pages))
 	}
 	c.put(d, exportPages{starts: make([]int64, 1)}) // one over: starts afresh
-	if _, ok := c.get(a, exportToken{}); ok || c.starts != 1 || len(c.pages) != 1 {
+	if _, ok := c.get(a, 0); ok || c.starts != 1 || len(c.pages) != 1 {
 		t.Fatalf("over the bound: %d starts in %d entries", c.starts, len(c.pages))
 	}
 }

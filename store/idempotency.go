@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
-
-// idempotencyTable is created by migrations/1795272400_idempotency.go.
-const idempotencyTable = "_enrichment_idempotency"
 
 // IdempotencyKey is a client's externalSubmissionId with the hash of the
 // request that first used it.
@@ -34,7 +32,7 @@ func (s *Store) FindIdempotent(client int64, key string) (StoredResponse, error)
 		RequestHash string `db:"requestHash"`
 		Response    []byte `db:"response"`
 	}
-	err := s.db().Select("requestHash", "response").From(idempotencyTable).
+	err := s.db().Select("requestHash", "response").From(schema.IdempotencyTable).
 		Where(dbx.HashExp{"client": FormatID(client), "key": key}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredResponse{}, ErrNotFound
@@ -50,7 +48,7 @@ func (s *Store) saveIdempotent(client int64, key IdempotencyKey, results []enric
 	if err != nil {
 		return fmt.Errorf("encode response for idempotency: %w", err)
 	}
-	_, err = s.db().Insert(idempotencyTable, dbx.Params{
+	_, err = s.db().Insert(schema.IdempotencyTable, dbx.Params{
 		"client": FormatID(client), "key": key.Key, "requestHash": key.RequestHash,
 		"response": body, "created": FormatTime(time.Now()),
 	}).Execute()
@@ -62,7 +60,7 @@ func (s *Store) saveIdempotent(client int64, key IdempotencyKey, results []enric
 
 // PurgeIdempotent forgets keys used before cutoff; it returns how many.
 func (s *Store) PurgeIdempotent(cutoff time.Time) (int64, error) {
-	res, err := s.db().Delete(idempotencyTable, dbx.NewExp("created < {:cutoff}",
+	res, err := s.db().Delete(schema.IdempotencyTable, dbx.NewExp("created < {:cutoff}",
 		dbx.Params{"cutoff": FormatTime(cutoff)})).Execute()
 	if err != nil {
 		return 0, fmt.Errorf("purge idempotency keys: %w", err)

@@ -3,11 +3,9 @@ package store
 import (
 	"fmt"
 
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
-
-// sequenceTable is created by migrations/1795272000_sequences.go.
-const sequenceTable = "_enrichment_seq"
 
 // NextIDs reserves n consecutive numeric ids of a collection and returns the
 // first. Call it inside the transaction that inserts the records: a rollback
@@ -18,7 +16,7 @@ func NextIDs(db dbx.Builder, collection string, n int) (int64, error) {
 		return 0, fmt.Errorf("reserve ids of %s: count %d < 1", collection, n)
 	}
 	var last int64
-	err := db.NewQuery(`INSERT INTO {{` + sequenceTable + `}} ([[name]], [[last]])
+	err := db.NewQuery(`INSERT INTO {{` + schema.SequenceTable + `}} ([[name]], [[last]])
 		VALUES ({:name}, {:n})
 		ON CONFLICT([[name]]) DO UPDATE SET [[last]] = [[last]] + {:n}
 		RETURNING [[last]]`).
@@ -33,7 +31,7 @@ func NextIDs(db dbx.Builder, collection string, n int) (int64, error) {
 // ClaimID records that id was given explicitly (by an operator in the
 // dashboard, say), so the sequence never hands it out again.
 func ClaimID(db dbx.Builder, collection string, id int64) error {
-	_, err := db.NewQuery(`INSERT INTO {{` + sequenceTable + `}} ([[name]], [[last]])
+	_, err := db.NewQuery(`INSERT INTO {{` + schema.SequenceTable + `}} ([[name]], [[last]])
 		VALUES ({:name}, {:id})
 		ON CONFLICT([[name]]) DO UPDATE SET [[last]] = MAX([[last]], excluded.[[last]])`).
 		Bind(dbx.Params{"name": collection, "id": id}).

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
 
@@ -124,7 +125,7 @@ func (s *Store) activeBySKU(org enrichment.Org, skus []string, columns []string,
 	// note: the index is named because with a long IN list and sampled
 	// statistics SQLite prefers the export index and scans the organization
 	err := s.db().NewQuery(`SELECT ` + strings.Join(quoted, ", ") + `
-		FROM {{products}} INDEXED BY idx_products_sku
+		FROM {{products}} INDEXED BY ` + schema.IdxProductsSKU + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1
 		AND [[sku]] IN (` + placeholders("s", len(skus)) + `)
 		ORDER BY CAST([[id]] AS INTEGER)`).

@@ -54,15 +54,6 @@ func FormatID(id int64) string {
 	return strconv.FormatInt(id, 10)
 }
 
-// idStrings renders numeric ids as the record ids they are stored as.
-func idStrings(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = FormatID(id)
-	}
-	return out
-}
-
 // decodeStrings reads a JSON string array column; NULL or bad JSON is empty.
 func decodeStrings(raw []byte) []string {
 	var out []string

@@ -1,0 +1,39 @@
+package hooks
+
+import (
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// registerProducts raises the organization's generation with every product
+// created through PocketBase (the dashboard, the records API, Go code), in
+// the transaction that creates it, so no cached export page start outlives
+// it. Updates and deletions are counted by triggers, and the import bumps
+// once for its inserts (store/generations.go says why not a trigger).
+func registerProducts(app core.App) {
+	app.OnRecordCreate(schema.Products).Bind(&hook.Handler[*core.RecordEvent]{
+		Id: "enrichmentProductGeneration",
+		Func: func(e *core.RecordEvent) error {
+			return inTransaction(e, func(txApp core.App) error {
+				if err := e.Next(); err != nil {
+					return err
+				}
+				return store.New(txApp).BumpGeneration(enrichment.Org(e.Record.GetString("organization")))
+			})
+		},
+	})
+}
+
+// inTransaction runs fn in a transaction with e.App set to it meanwhile
+// (the outer app would deadlock inside the transaction).
+func inTransaction(e *core.RecordEvent, fn func(txApp core.App) error) error {
+	outer := e.App
+	defer func() { e.App = outer }()
+	return e.App.RunInTransaction(func(txApp core.App) error {
+		e.App = txApp
+		return fn(txApp)
+	})
+}

@@ -1,0 +1,66 @@
+// Package schema is the vocabulary shared by the migrations that create the
+// database and the code that reads and writes it: collection, table,
+// trigger and index names, and the numeric id pattern. It holds names only;
+// the migrations hold the definitions, with literal values, so a released
+// migration never changes when code does.
+package schema
+
+// Collections (their names are part of the service's contract: the
+// dashboard and the records API show them).
+const (
+	Organizations      = "organizations"
+	APIClients         = "api_clients"
+	AttributeTemplates = "attribute_templates"
+	AttributeOptions   = "attribute_options"
+	Brands             = "brands"
+	Products           = "products"
+	Revisions          = "revisions"
+	Reviewers          = "reviewers"
+)
+
+// Internal tables: plain SQLite tables, not collections, so neither the
+// dashboard nor the records API shows them.
+const (
+	// SequenceTable holds the last number handed out per collection, so
+	// numeric ids are never reused, even after the newest record is deleted.
+	SequenceTable = "_enrichment_seq"
+	// IdempotencyTable keeps, per API client and externalSubmissionId, the
+	// hash of the first request and the response it got.
+	IdempotencyTable = "_enrichment_idempotency"
+	// GenerationsTable holds one counter per organization that moves with
+	// every change which can stale a cached answer of that organization (see
+	// GenerationTriggers).
+	GenerationsTable = "_enrichment_generations"
+)
+
+// GenerationTriggers keep GenerationsTable: every write that can change an
+// organization's keys, its templates or which products its export holds, in
+// any process, bumps that organization's counter. Product inserts are the
+// exception: the import bumps once per import, and hooks bump for records
+// created through PocketBase (a trigger per inserted row made imports
+// markedly slower).
+var GenerationTriggers = []string{
+	"enrichment_generation_api_clients_insert",
+	"enrichment_generation_api_clients_update",
+	"enrichment_generation_api_clients_delete",
+	"enrichment_generation_templates_insert",
+	"enrichment_generation_templates_update",
+	"enrichment_generation_templates_delete",
+	"enrichment_generation_options_insert",
+	"enrichment_generation_options_update",
+	"enrichment_generation_options_delete",
+	"enrichment_generation_products_update",
+	"enrichment_generation_products_delete",
+}
+
+// Indexes that queries name (INDEXED BY) because the planner, with sampled
+// statistics, would pick a worse one.
+const (
+	IdxProductsExport        = "idx_products_export"
+	IdxProductsSKU           = "idx_products_sku"
+	IdxProductsVariantMaster = "idx_products_variant_master"
+)
+
+// NumericIDPattern is the record id of every collection whose id the API
+// shows as a number: a decimal integer in 1 .. 2^53-1 (at most 16 digits).
+const NumericIDPattern = `^[1-9][0-9]{0,15}$`
