@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -96,40 +97,29 @@ func decide(app core.App, rev *core.Record) error {
 		who = systemDecider
 	}
 
-	from, to := stored.GetString("status"), rev.GetString("status")
-	approved := rev.GetStringSlice("approvedFields")
-	if from != enrichment.StatusPending {
-		// Go code may save a decided revision unchanged (PocketBase does so
-		// when the product is deleted); a request may not even try
-		if fromRequest || to != from || !slices.Equal(approved, stored.GetStringSlice("approvedFields")) {
-			return badRequest(fmt.Sprintf("This revision was already %s; a decision is final.", from),
-				"status", "validation_decision_final", "A decided revision cannot change.")
-		}
+	from := stored.GetString("status")
+	d := store.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields")}
+	// Go code may save a decided revision unchanged (PocketBase does so when
+	// the product is deleted); a request may not even try
+	if from != enrichment.StatusPending && !fromRequest && d.Status == from &&
+		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) {
 		return nil
 	}
-
-	switch to {
-	case enrichment.StatusPending:
-		if len(approved) > 0 {
-			return badRequest("Approved fields can only be given when accepting a revision.",
-				"approvedFields", "validation_not_accepted", "Only an accepted revision has approved fields.")
-		}
-		return nil // nothing decided
-	case enrichment.StatusRejected:
-		if len(approved) > 0 {
-			return badRequest("A rejected revision cannot have approved fields.",
-				"approvedFields", "validation_not_accepted", "Only an accepted revision has approved fields.")
-		}
-	case enrichment.StatusAccepted:
-		applied, err := accept(app, stored, approved)
-		if err != nil {
-			return err
-		}
-		rev.Set("approvedFields", applied)
-	default:
-		return badRequest("A revision's status can only be pending, accepted or rejected.",
-			"status", "validation_invalid_status", "Must be pending, accepted or rejected.")
+	var proposed enrichment.Fields
+	if err := decodeJSON(stored, "proposed", &proposed); err != nil {
+		return err
 	}
+	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
+		ID: stored.Id, Org: enrichment.Org(stored.GetString("organization")), Product: stored.GetString("product"),
+		Status: from, Proposed: proposed,
+	}, d)
+	if err != nil {
+		return apiError(err)
+	}
+	if !decided {
+		return nil
+	}
+	rev.Set("approvedFields", applied)
 	rev.Set("reviewedAt", types.NowDateTime())
 	rev.Set("reviewer", who)
 	return nil
@@ -197,8 +187,29 @@ func jsonValue(raw types.JSONRaw) any {
 	return v
 }
 
-// badRequest is a 400 whose data names the field at fault, in PocketBase's
-// validation error shape.
-func badRequest(message, field, code, detail string) error {
-	return router.NewBadRequestError(message, validation.Errors{field: validation.NewError(code, detail)})
+// apiError turns a broken rule of the domain into a 400 whose data names the
+// field at fault, in PocketBase's validation error shape; other errors pass.
+func apiError(err error) error {
+	e, ok := enrichment.AsError(err)
+	if !ok {
+		return err
+	}
+	var detail error = validation.NewError(e.Rule, e.Detail)
+	if e.Details != nil {
+		detail = e.Details
+	}
+	return router.NewBadRequestError(e.Message, validation.Errors{e.Field: detail})
+}
+
+// decodeJSON reads a JSON field of rec into v; an empty value leaves v as is.
+func decodeJSON(rec *core.Record, field string, v any) error {
+	switch raw := rec.GetString(field); raw {
+	case "", "null", `""`:
+		return nil
+	default:
+		if err := json.Unmarshal([]byte(raw), v); err != nil {
+			return fmt.Errorf("decode %s of %s %s: %w", field, rec.Collection().Name, rec.Id, err)
+		}
+		return nil
+	}
 }

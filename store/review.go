@@ -1,0 +1,197 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// The review decision: hooks/revisions.go decides when (a revision record is
+// saved), these functions how. The rules are in docs/review.md. Call them on
+// a store bound to the transaction that saves the revision.
+
+// ReviewedRevision is what a decision needs of the stored revision.
+type ReviewedRevision struct {
+	ID       string
+	Org      enrichment.Org
+	Product  string // "" once the product was deleted
+	Status   string
+	Proposed enrichment.Fields
+}
+
+// Decision is a reviewer's decision on a revision.
+type Decision struct {
+	Status         string   // the status asked for
+	ApprovedFields []string // when accepting: the fields to apply; empty for all
+}
+
+// Decide checks d against the stored revision and, when it accepts, applies
+// the approved fields to the product. It returns the fields applied, in API
+// order (nil unless accepted), and whether d decided anything (a pending
+// revision saved as pending decides nothing). A broken rule is an
+// *enrichment.Error.
+func (s *Store) Decide(rev ReviewedRevision, d Decision) (applied []string, decided bool, err error) {
+	if rev.Status != enrichment.StatusPending {
+		return nil, false, enrichment.Invalid("status", "validation_decision_final",
+			fmt.Sprintf("This revision was already %s; a decision is final.", rev.Status),
+			"A decided revision cannot change.")
+	}
+	switch d.Status {
+	case enrichment.StatusPending, enrichment.StatusRejected:
+		if len(d.ApprovedFields) > 0 {
+			return nil, false, enrichment.Invalid("approvedFields", "validation_not_accepted",
+				"Approved fields can only be given when accepting a revision.",
+				"Only an accepted revision has approved fields.")
+		}
+		return nil, d.Status == enrichment.StatusRejected, nil
+	case enrichment.StatusAccepted:
+		applied, err := s.accept(rev, d.ApprovedFields)
+		return applied, err == nil, err
+	}
+	return nil, false, enrichment.Invalid("status", "validation_invalid_status",
+		"A revision's status can only be pending, accepted or rejected.",
+		"Must be pending, accepted or rejected.")
+}
+
+// accept applies the approved fields of rev (every proposed field when
+// approved is empty) to its product and saves the product.
+func (s *Store) accept(rev ReviewedRevision, approved []string) ([]string, error) {
+	for _, name := range approved {
+		if !rev.Proposed.Has(name) {
+			return nil, enrichment.Invalid("approvedFields", "validation_not_proposed",
+				fmt.Sprintf("Approved field %q was not proposed.", name), fmt.Sprintf("%q was not proposed.", name))
+		}
+	}
+	var applied []string
+	for _, name := range rev.Proposed.Names() {
+		if len(approved) == 0 || slices.Contains(approved, name) {
+			applied = append(applied, name)
+		}
+	}
+	if len(applied) == 0 {
+		return nil, enrichment.Invalid("status", "validation_nothing_proposed",
+			"This revision proposes no fields; it can only be rejected.", "Nothing to accept.")
+	}
+	if err := s.applyToProduct(rev.Org, rev.Product, rev.Proposed, applied); err != nil {
+		return nil, fmt.Errorf("revision %s: %w", rev.ID, err)
+	}
+	return applied, nil
+}
+
+// applyToProduct writes the named fields of proposed to org's product and
+// saves it as a record, so its validation, its update time and its hooks
+// apply as to any other change.
+func (s *Store) applyToProduct(org enrichment.Org, productID string, proposed enrichment.Fields, fields []string) error {
+	product, err := s.app.FindRecordById(schema.Products, productID)
+	if err != nil || product.GetString("organization") != string(org) || !product.GetBool("active") {
+		return enrichment.Invalid("product", "validation_product_gone",
+			"The product of this revision no longer exists or is inactive; it can only be rejected.",
+			"The product no longer exists or is inactive.")
+	}
+	for _, name := range fields {
+		switch name {
+		case "name":
+			product.Set("name", *proposed.Name)
+		case "slug":
+			product.Set("slug", *proposed.Slug)
+		case "description":
+			product.Set("description", *proposed.Description)
+		case "files":
+			product.Set("files", *proposed.Files)
+		case "attributes":
+			if err := s.mergeAttributes(org, product, *proposed.Attributes); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.app.Save(product); err != nil {
+		var invalid validation.Errors
+		if errors.As(err, &invalid) {
+			e := enrichment.Invalid("product", "validation_cannot_apply",
+				"The approved fields cannot be applied to the product.", "The product cannot store the approved fields.")
+			e.Details = invalid
+			return e
+		}
+		return fmt.Errorf("save product %s: %w", product.Id, err)
+	}
+	return nil
+}
+
+// mergeAttributes replaces or adds the proposed attributes by attribute name
+// in product's list. An attribute linked to a template option keeps that
+// link; an unlinked one takes the proposed option (when it is one of the
+// organization's) or else the option of the product's template with its name.
+func (s *Store) mergeAttributes(org enrichment.Org, product *core.Record, proposed []enrichment.StoredAttribute) error {
+	attrs := []enrichment.StoredAttribute{}
+	if raw := product.GetString("attributes"); raw != "" && raw != "null" {
+		if err := json.Unmarshal([]byte(raw), &attrs); err != nil {
+			return fmt.Errorf("decode attributes of product %s: %w", product.Id, err)
+		}
+	}
+	byName, err := s.templateOptionIDs(org, product.GetString("attributeTemplate"))
+	if err != nil {
+		return err
+	}
+	known, err := s.optionRefs(org, unique(appendOptionIDs(nil, proposed)))
+	if err != nil {
+		return err
+	}
+	link := func(current int64, p enrichment.StoredAttribute) int64 {
+		if current != 0 {
+			return current
+		}
+		if _, ok := known[p.OptionID]; ok {
+			return p.OptionID
+		}
+		return byName[p.Attribute]
+	}
+	for _, p := range proposed {
+		found := false
+		for i := range attrs {
+			if attrs[i].Attribute == p.Attribute {
+				attrs[i].Detail = p.Detail
+				attrs[i].OptionID = link(attrs[i].OptionID, p)
+				found = true
+			}
+		}
+		if !found {
+			attrs = append(attrs, enrichment.StoredAttribute{Attribute: p.Attribute, Detail: p.Detail, OptionID: link(0, p)})
+		}
+	}
+	raw, err := json.Marshal(attrs)
+	if err != nil {
+		return fmt.Errorf("encode attributes of product %s: %w", product.Id, err)
+	}
+	product.Set("attributes", types.JSONRaw(raw))
+	return nil
+}
+
+// templateOptionIDs maps the attribute names of org's template to their
+// option ids; empty when template is "".
+func (s *Store) templateOptionIDs(org enrichment.Org, template string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if template == "" {
+		return out, nil
+	}
+	var rows []struct {
+		ID        string `db:"id"`
+		Attribute string `db:"attribute"`
+	}
+	err := s.db().Select("id", "attribute").From(schema.AttributeOptions).
+		Where(dbx.HashExp{"organization": string(org), "template": template}).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("options of template %s of organization %s: %w", template, org, err)
+	}
+	for _, r := range rows {
+		out[r.Attribute] = ParseID(r.ID)
+	}
+	return out, nil
+}
