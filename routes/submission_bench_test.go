@@ -74,7 +74,7 @@ func BenchmarkRequestHash1000(b *testing.B) {
 	}
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if h := requestHash(req); len(h) != 64 {
+		if h := req.hash(); len(h) != 64 {
 			b.Fatalf("hash %q", h)
 		}
 	}

@@ -71,7 +71,7 @@ func FuzzSubmissionRequest(f *testing.F) {
 		for i, p := range proposals {
 			fuzzCheckProposal(t, i, p)
 		}
-		if requestHash(req) == "" {
+		if req.hash() == "" {
 			t.Fatal("no request hash")
 		}
 	})

@@ -1,15 +1,8 @@
 package routes
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json/jsontext"
-	"encoding/json/v2"
 	"errors"
 	"net/http"
-	"strconv"
-	"sync"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -25,13 +18,6 @@ var submissionRoutes = []route{
 // externalSubmissionId.
 const ReplayedHeader = "Idempotent-Replayed"
 
-// idempotencyRetention is how long an externalSubmissionId is remembered.
-const idempotencyRetention = 31 * 24 * time.Hour
-
-// inFlight holds the (client, externalSubmissionId) pairs being processed
-// by this process, which is the only one that serves the API.
-var inFlight sync.Map
-
 // submissionsCreate stores a batch of proposals as pending revisions, or,
 // with ?dryRun=true, answers what it would store without storing anything.
 func submissionsCreate(e *core.RequestEvent) error {
@@ -43,71 +29,36 @@ func submissionsCreate(e *core.RequestEvent) error {
 	if err := readJSON(e, &req); err != nil {
 		return err
 	}
-	idempotent := req.ExternalSubmissionID != nil && *req.ExternalSubmissionID != "" && !dryRun
-	var hash chan string
-	if idempotent {
-		// note: on the other core while this one validates: a tenth of a
-		// 1000-item batch's time
-		hash = make(chan string, 1)
-		go func() { hash <- requestHash(req) }()
-	}
+	key := req.idempotencyKey(dryRun)
 	proposals, message, errs := req.validate()
 	if errs != nil {
 		return e.BadRequestError(message, errs)
 	}
 
-	client := requestClient(e)
+	client, st := requestClient(e), store.New(e.App)
 	opts := store.SubmitOptions{DryRun: dryRun}
-	if idempotent {
-		opts.ExternalID = *req.ExternalSubmissionID
-		key := store.IdempotencyKey{Key: opts.ExternalID, RequestHash: <-hash}
-		flight := strconv.FormatInt(client.ID, 10) + "\x00" + key.Key
-		if _, busy := inFlight.LoadOrStore(flight, struct{}{}); busy {
-			return e.Error(http.StatusConflict, "A request with this externalSubmissionId is still being processed; retry once it has finished.", nil)
-		}
-		defer inFlight.Delete(flight)
-
-		stored, err := store.New(e.App).FindIdempotent(client.ID, key.Key)
+	if key != nil {
+		k := key()
+		claim, err := idempotencyOf(e.App).begin(st, client.ID, k)
 		switch {
-		case err == nil && stored.RequestHash != key.RequestHash:
+		case errors.Is(err, errIdempotencyBusy):
+			return e.Error(http.StatusConflict, "A request with this externalSubmissionId is still being processed; retry once it has finished.", nil)
+		case errors.Is(err, errIdempotencyReused):
 			return e.Error(http.StatusUnprocessableEntity, "This externalSubmissionId was already used with a different request body.", nil)
-		case err == nil:
-			e.Response.Header().Set(ReplayedHeader, "true")
-			return e.Blob(http.StatusOK, "application/json", stored.Response)
-		case !errors.Is(err, store.ErrNotFound):
+		case err != nil:
 			return internalError(e, "look up externalSubmissionId", err)
 		}
-		opts.Idempotency = &key
+		defer claim.finish()
+		if claim.replay != nil {
+			e.Response.Header().Set(ReplayedHeader, "true")
+			return e.Blob(http.StatusOK, "application/json", claim.replay)
+		}
+		opts.ExternalID, opts.Idempotency = k.Key, &k
 	}
 
-	results, err := store.New(e.App).Submit(requestOrg(e), client.ID, proposals, opts)
+	results, err := st.Submit(requestOrg(e), client.ID, proposals, opts)
 	if err != nil {
 		return internalError(e, "store submission", err)
 	}
 	return e.JSON(http.StatusOK, results)
-}
-
-// requestHash identifies a submission's content whatever its formatting:
-// the same JSON values give the same hash.
-func requestHash(req submissionRequest) string {
-	encoded, _ := json.Marshal(req)
-	// note: RFC 8785's form (members sorted, numbers and strings in one
-	// spelling); for real requests the same bytes as the decode-to-any and
-	// deterministic re-encode used before, in a quarter of the memory
-	canonical := jsontext.Value(encoded)
-	_ = canonical.Canonicalize()
-	sum := sha256.Sum256(canonical)
-	return hex.EncodeToString(sum[:])
-}
-
-// purgeIdempotencyKeys forgets externalSubmissionIds older than the retention.
-func purgeIdempotencyKeys(app core.App) {
-	n, err := store.New(app).PurgeIdempotent(time.Now().Add(-idempotencyRetention))
-	if err != nil {
-		app.Logger().Error("enrichment: purge idempotency keys", "error", err.Error())
-		return
-	}
-	if n > 0 {
-		app.Logger().Info("enrichment: purged idempotency keys", "count", n)
-	}
 }
