@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/dustin/go-humanize"
 )
 
 // redrawEvery limits the progress line to about ten redraws a second.
@@ -58,7 +60,7 @@ func (p *progress) draw(now time.Time) {
 		b.WriteString("[" + strings.Repeat("=", filled) + strings.Repeat(" ", barWidth-filled) + "] ")
 		fmt.Fprintf(&b, "%3.0f%%  ", frac*100)
 	} else {
-		fmt.Fprintf(&b, "%s read  ", formatBytes(p.read))
+		fmt.Fprintf(&b, "%s read  ", humanize.Bytes(uint64(p.read)))
 	}
 	fmt.Fprintf(&b, "%s products  %s/s", formatCount(p.products), formatCount(int(rate)))
 	if p.size > 0 && p.read > 0 && p.read < p.size {
@@ -95,32 +97,10 @@ func (p *progress) done(res Result, err error) {
 
 // formatCount writes n with thousands separators: 12,345.
 func formatCount(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return humanize.Comma(int64(n))
 }
 
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%d kB", n>>10)
-	}
-}
-
-// formatDuration rounds to tenths of seconds under a minute, else m:ss.
+// formatDuration rounds to tenths of a second: 5.5s, 1m5.3s.
 func formatDuration(d time.Duration) string {
-	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
+	return d.Round(100 * time.Millisecond).String()
 }
