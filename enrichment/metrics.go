@@ -19,3 +19,85 @@ type BandMetrics struct {
 	Accepted       int     `json:"accepted"`
 	AcceptanceRate float64 `json:"acceptanceRate"`
 }
+
+// NewAcceptanceMetrics is the metrics of nothing: zeros, every band listed.
+func NewAcceptanceMetrics() AcceptanceMetrics {
+	m := AcceptanceMetrics{ByConfidenceBand: make([]BandMetrics, len(ConfidenceBands))}
+	for i, band := range ConfidenceBands {
+		m.ByConfidenceBand[i].Band = band
+	}
+	return m
+}
+
+// Count adds n revisions of one status and band ("": submitted without
+// confidence, in no band); the derived figures are left to Finish.
+func (m *AcceptanceMetrics) Count(status, band string, n int) {
+	switch status {
+	case StatusAccepted:
+		m.Accepted += n
+	case StatusRejected:
+		m.Rejected += n
+	case StatusPending:
+		m.Pending += n
+		return // note: bands hold decided revisions only
+	default:
+		return
+	}
+	for i := range m.ByConfidenceBand {
+		if b := &m.ByConfidenceBand[i]; b.Band == band {
+			b.Reviewed += n
+			if status == StatusAccepted {
+				b.Accepted += n
+			}
+		}
+	}
+}
+
+// Add adds the counts of o; the derived figures are left to Finish.
+func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
+	m.Accepted += o.Accepted
+	m.Rejected += o.Rejected
+	m.Pending += o.Pending
+	for i := range m.ByConfidenceBand {
+		m.ByConfidenceBand[i].Reviewed += o.ByConfidenceBand[i].Reviewed
+		m.ByConfidenceBand[i].Accepted += o.ByConfidenceBand[i].Accepted
+	}
+}
+
+// Finish computes the totals and rates from the counts.
+func (m *AcceptanceMetrics) Finish() {
+	m.Reviewed = m.Accepted + m.Rejected
+	m.TotalSubmitted = m.Reviewed + m.Pending
+	m.AcceptanceRate = Rate(m.Accepted, m.Reviewed)
+	for i := range m.ByConfidenceBand {
+		b := &m.ByConfidenceBand[i]
+		b.AcceptanceRate = Rate(b.Accepted, b.Reviewed)
+	}
+}
+
+// Rate is accepted/reviewed rounded half up to four decimals, 0 when nothing
+// was reviewed. note: rounded in integers, so 1/3 is 0.3333 and 2/3 0.6667
+// exactly, with no float error at the half.
+func Rate(accepted, reviewed int) float64 {
+	if reviewed == 0 {
+		return 0
+	}
+	tenThousandths := (int64(accepted)*20000 + int64(reviewed)) / (2 * int64(reviewed))
+	return float64(tenThousandths) / 10000
+}
+
+// ClientMetrics are one API client's metrics, for the reviewers' overview.
+type ClientMetrics struct {
+	ID           int64             `json:"id"`
+	Name         string            `json:"name"`
+	Active       bool              `json:"active"`
+	Organization int64             `json:"organization"`
+	Metrics      AcceptanceMetrics `json:"metrics"`
+}
+
+// Overview is the reviewers' overview: how each API client that proposed
+// anything fared, and all of them together, without a window.
+type Overview struct {
+	Clients []ClientMetrics   `json:"clients"`
+	All     AcceptanceMetrics `json:"all"`
+}

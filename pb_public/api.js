@@ -16,9 +16,6 @@ export const bands = [
   { value: '', label: 'none' },
 ];
 
-/** The bands GET /api/enrichment/acceptance-rate reports, in its order. */
-export const metricBands = ['0-49', '50-79', '80-100'];
-
 /** Queue orders offered to the reviewer; @rowid breaks ties in submission order. */
 export const sorts = {
   'confidence-desc': { label: 'Confidence ↓', sort: '-confidence,created,@rowid' },
@@ -152,41 +149,10 @@ export async function bulkCandidates(client) {
 }
 
 /**
- * rate is accepted/reviewed rounded half up to four decimals, 0 when nothing
- * was reviewed: the definition of GET /api/enrichment/acceptance-rate.
+ * overview reads the reviewers' overview from the server: the acceptance
+ * metrics of every API client that proposed anything, as
+ * GET /api/enrichment/acceptance-rate computes them, and of all together.
  */
-export function rate(accepted, reviewed) {
-  if (!reviewed) return 0;
-  return Math.floor((accepted * 20000 + reviewed) / (2 * reviewed)) / 10000;
-}
-
-/**
- * clientMetrics counts one client's revisions as the acceptance-rate
- * endpoint does without a window: {accepted, rejected, pending, reviewed,
- * rate, bands: [{band, accepted, reviewed, rate}]} (bands in the endpoint's
- * order; revisions without confidence are in none).
- */
-export async function clientMetrics(client) {
-  const of = (status, band) => {
-    const params = { client, status };
-    let expr = 'apiClient = {:client} && status = {:status}';
-    if (band !== undefined) {
-      expr += ' && confidenceBand = {:band}';
-      params.band = band;
-    }
-    return count(pb.filter(expr, params));
-  };
-  const [accepted, rejected, pending, ...perBand] = await Promise.all([
-    of('accepted'), of('rejected'), of('pending'),
-    ...metricBands.flatMap((b) => [of('accepted', b), of('rejected', b)]),
-  ]);
-  const reviewed = accepted + rejected;
-  return {
-    accepted, rejected, pending, reviewed, rate: rate(accepted, reviewed),
-    bands: metricBands.map((band, i) => {
-      const a = perBand[2 * i];
-      const r = a + perBand[2 * i + 1];
-      return { band, accepted: a, reviewed: r, rate: rate(a, r) };
-    }),
-  };
+export function overview() {
+  return pb.send('/api/enrichment/review/overview', { method: 'GET' });
 }

@@ -1,6 +1,6 @@
 // The overview: acceptance rate per API client and per confidence band, as
-// bar charts, counted through the records API with the definitions of
-// GET /api/enrichment/acceptance-rate (no window).
+// bar charts of the figures the server's overview route returns (those of
+// GET /api/enrichment/acceptance-rate, without a window).
 import * as api from './api.js';
 import { $, h, message, replace } from './dom.js';
 
@@ -12,23 +12,20 @@ export async function showOverview() {
   const mine = ++seq;
   body.setAttribute('aria-busy', 'true');
   try {
-    const clients = await api.clients();
-    const totals = await Promise.all(clients.map((c) => api.count(api.pb.filter('apiClient = {:c}', { c: c.id }))));
-    const active = clients.filter((_, i) => totals[i] > 0);
-    const metrics = await Promise.all(active.map((c) => api.clientMetrics(c.id)));
+    const o = await api.overview();
     if (mine !== seq) return;
-    const rows = active.map((c, i) => ({ client: c, m: metrics[i] }));
+    const rows = o.clients.map((c) => ({ client: c, m: c.metrics }));
     if (rows.length === 0) {
       replace(body, h('p', { class: 'muted' }, 'No API client has proposed anything yet.'));
       return;
     }
     const pick = h('select', { id: 'band-client' },
       h('option', { value: '' }, 'All clients'),
-      rows.map((r) => h('option', { value: r.client.id }, clientLabel(r.client))));
+      rows.map((r) => h('option', { value: String(r.client.id) }, clientLabel(r.client))));
     const bandChart = h('div', { id: 'band-chart' });
     const drawBands = () => {
-      const chosen = rows.filter((r) => !pick.value || r.client.id === pick.value);
-      replace(bandChart, bandTable(sumBands(chosen.map((r) => r.m))));
+      const chosen = rows.find((r) => String(r.client.id) === pick.value);
+      replace(bandChart, bandTable((chosen ? chosen.m : o.all).byConfidenceBand));
     };
     pick.addEventListener('change', drawBands);
     replace(body,
@@ -71,22 +68,13 @@ function clientTable(rows) {
       h('th', { scope: 'col', class: 'num' }, 'Accepted'), h('th', { scope: 'col', class: 'num' }, 'Reviewed'),
       h('th', { scope: 'col', class: 'num' }, 'Pending'))),
     h('tbody', {}, rows.map(({ client, m }) => h('tr', {
-      dataset: { client: client.id, rate: String(m.rate), accepted: String(m.accepted), reviewed: String(m.reviewed), pending: String(m.pending) },
+      dataset: { client: String(client.id), rate: String(m.acceptanceRate), accepted: String(m.accepted), reviewed: String(m.reviewed), pending: String(m.pending) },
     },
     h('th', { scope: 'row' }, clientLabel(client)),
-    h('td', {}, bar(m.rate, m.reviewed)),
+    h('td', {}, bar(m.acceptanceRate, m.reviewed)),
     h('td', { class: 'num' }, String(m.accepted)),
     h('td', { class: 'num' }, String(m.reviewed)),
     h('td', { class: 'num' }, String(m.pending))))));
-}
-
-// sumBands adds up the bands of several clients' metrics.
-function sumBands(list) {
-  return api.metricBands.map((band, i) => {
-    const accepted = list.reduce((n, m) => n + m.bands[i].accepted, 0);
-    const reviewed = list.reduce((n, m) => n + m.bands[i].reviewed, 0);
-    return { band, accepted, reviewed, rate: api.rate(accepted, reviewed) };
-  });
 }
 
 function bandTable(bands) {
@@ -94,9 +82,9 @@ function bandTable(bands) {
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'Confidence'), h('th', { scope: 'col', class: 'wide' }, 'Acceptance rate'),
       h('th', { scope: 'col', class: 'num' }, 'Accepted'), h('th', { scope: 'col', class: 'num' }, 'Reviewed'))),
-    h('tbody', {}, bands.map((b) => h('tr', { class: `band-${b.band}`, dataset: { band: b.band, rate: String(b.rate), accepted: String(b.accepted), reviewed: String(b.reviewed) } },
+    h('tbody', {}, bands.map((b) => h('tr', { class: `band-${b.band}`, dataset: { band: b.band, rate: String(b.acceptanceRate), accepted: String(b.accepted), reviewed: String(b.reviewed) } },
       h('th', { scope: 'row' }, b.band),
-      h('td', {}, bar(b.rate, b.reviewed)),
+      h('td', {}, bar(b.acceptanceRate, b.reviewed)),
       h('td', { class: 'num' }, String(b.accepted)),
       h('td', { class: 'num' }, String(b.reviewed))))));
 }

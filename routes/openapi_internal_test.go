@@ -61,6 +61,12 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 		switch {
 		case op.Security == nil:
 			t.Errorf("%s: no security requirement", key)
+		case r.Reviewer:
+			if !slices.EqualFunc(*op.Security, []map[string][]string{{"reviewerToken": {}}}, func(a, b map[string][]string) bool {
+				return reflect.DeepEqual(a, b)
+			}) {
+				t.Errorf("%s: security %v, want reviewerToken", key, *op.Security)
+			}
 		case r.Scope == "" && len(*op.Security) != 0:
 			t.Errorf("%s: needs no key but documents security %v", key, *op.Security)
 		case r.Scope != "" && !slices.EqualFunc(*op.Security, []map[string][]string{{"apiKey": {r.Scope}}}, func(a, b map[string][]string) bool {
@@ -71,6 +77,9 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 		wantCodes := []string{"200", "404", "405"}
 		if r.Scope != "" {
 			wantCodes = append(wantCodes, "401", "403", "429")
+		}
+		if r.Reviewer {
+			wantCodes = append(wantCodes, "401", "403")
 		}
 		if r.Method == http.MethodPost {
 			wantCodes = append(wantCodes, "400", "413")

@@ -287,6 +287,7 @@ type oaCase struct {
 	method string // when not the operation's
 	url    string // when not the operation's path
 	key    string
+	token  string // a PocketBase auth token, for the reviewers' operations
 	body   string
 	status int
 	want   []string // substrings of the body, to show what was validated
@@ -307,6 +308,9 @@ func oaCheck(t *testing.T, d oaDoc, h http.Handler, c oaCase) []byte {
 		c.url = path
 	}
 	r := request(h, method, c.url, c.key, c.body)
+	if c.token != "" {
+		r = requestAuth(h, method, c.url, c.token, c.body)
+	}
 	if r.Code != c.status {
 		t.Errorf("%s: status %d, want %d: %.300s", c.name, r.Code, c.status, r.Body)
 		return nil
@@ -435,4 +439,14 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	if !strings.Contains(string(body), `"reviewed":2,"accepted":1`) {
 		t.Errorf("metrics: %s", body)
 	}
+
+	overview := "GET /api/enrichment/review/overview"
+	body = oaCheck(t, d, h, oaCase{name: "the overview", op: overview, token: token, status: 200})
+	if !strings.Contains(string(body), `"reviewed":2,"accepted":1`) {
+		t.Errorf("overview: %s", body)
+	}
+	oaCheck(t, d, h, oaCase{name: "the overview of one organization", op: overview, url: "/api/enrichment/review/overview?organization=" + string(f.B.Org), token: token, status: 200})
+	oaCheck(t, d, h, oaCase{name: "the overview of no organization", op: overview, url: "/api/enrichment/review/overview?organization=x", token: token, status: 400})
+	oaCheck(t, d, h, oaCase{name: "the overview of an unknown organization", op: overview, url: "/api/enrichment/review/overview?organization=999", token: token, status: 404})
+	oaCheck(t, d, h, oaCase{name: "the overview with an API key", op: overview, key: both, status: 401})
 }

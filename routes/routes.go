@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/ratelimit"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -25,14 +26,15 @@ const defaultBodyLimit = 64 << 10
 type route struct {
 	Method    string
 	Path      string // below Prefix
-	Scope     string // required scope
+	Scope     string // required scope of the API key; "" for a reviewers' route
+	Reviewer  bool   // for signed-in reviewers and superusers, not API keys
 	Handler   func(*core.RequestEvent) error
 	BodyLimit int64 // 0: defaultBodyLimit
 }
 
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
-	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes)
+	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes, overviewRoutes)
 }
 
 // Register serves the enrichment API on app.
@@ -48,6 +50,12 @@ func Register(app core.App) {
 				limit := r.BodyLimit
 				if limit == 0 {
 					limit = defaultBodyLimit
+				}
+				if r.Reviewer {
+					// note: outside the key's group; PocketBase's token auth
+					se.Router.Route(r.Method, Prefix+r.Path, r.Handler).
+						Bind(apis.RequireAuth(schema.Reviewers, core.CollectionNameSuperusers), apis.BodyLimit(limit))
+					continue
 				}
 				g.Route(r.Method, r.Path, r.Handler).
 					Bind(requireScope(r.Scope), apis.BodyLimit(limit))

@@ -125,6 +125,21 @@ func (s *Store) CreateOrg(name string) (int64, error) {
 	return ParseID(rec.Id), nil
 }
 
+// Organizations lists every organization, in id order: for superusers,
+// who see them all.
+func (s *Store) Organizations() ([]enrichment.Org, error) {
+	var ids []string
+	err := s.db().Select("id").From(schema.Organizations).OrderBy("CAST(id AS INTEGER)").Column(&ids)
+	if err != nil {
+		return nil, fmt.Errorf("list organizations: %w", err)
+	}
+	orgs := make([]enrichment.Org, len(ids))
+	for i, id := range ids {
+		orgs[i] = enrichment.Org(id)
+	}
+	return orgs, nil
+}
+
 // OrgExists reports whether the organization exists.
 func (s *Store) OrgExists(org enrichment.Org) (bool, error) {
 	var n int

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,24 +18,80 @@ type Window struct {
 
 // metricsCount is one group of the metrics query.
 type metricsCount struct {
+	Client string `db:"client"`
 	Band   string `db:"band"`
 	Status string `db:"status"`
 	N      int    `db:"n"`
 }
 
 // AcceptanceMetrics counts the revisions that API client submitted for org
-// within w. The database does the counting, in one statement of two halves,
-// each answered from a covering index (see
-// migrations/1795272300_revision_metrics_indexes.go), so no revision record
-// is read and the cost grows with the index entries in the window:
+// within w.
+func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (enrichment.AcceptanceMetrics, error) {
+	counts, err := s.metricsCounts(org, client, w)
+	if err != nil {
+		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics of client %d of organization %s: %w", client, org, err)
+	}
+	m := enrichment.NewAcceptanceMetrics()
+	for _, c := range counts {
+		m.Count(c.Status, c.Band, c.N)
+	}
+	m.Finish()
+	return m, nil
+}
+
+// Overview is the acceptance metrics of every API client of org that
+// submitted anything, in id order, and of all of them together, without a
+// window: the reviewers' overview.
+func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
+	counts, err := s.metricsCounts(org, 0, Window{})
+	if err != nil {
+		return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
+	}
+	clients, err := s.Clients(org)
+	if err != nil {
+		return enrichment.Overview{}, err
+	}
+	byClient := map[int64]*enrichment.AcceptanceMetrics{}
+	for _, c := range counts {
+		id := ParseID(c.Client)
+		m := byClient[id]
+		if m == nil {
+			fresh := enrichment.NewAcceptanceMetrics()
+			m, byClient[id] = &fresh, &fresh
+		}
+		m.Count(c.Status, c.Band, c.N)
+	}
+	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
+	for _, c := range clients {
+		m := byClient[c.ID]
+		if m == nil {
+			continue
+		}
+		m.Finish()
+		if m.TotalSubmitted == 0 {
+			continue
+		}
+		out.All.Add(*m)
+		out.Clients = append(out.Clients, enrichment.ClientMetrics{ID: c.ID, Name: c.Name, Active: c.Active,
+			Organization: ParseID(string(org)), Metrics: *m})
+	}
+	out.All.Finish()
+	return out, nil
+}
+
+// metricsCounts counts the revisions of org's client (every client when
+// client is 0) within w, by client, status and band. The database does the
+// counting, in one statement of two halves, each answered from a covering
+// index (see migrations/1795272300_revision_metrics_indexes.go), so no
+// revision record is read and the cost grows with the index entries in the
+// window:
 //   - decided: grouped by status and band, in the index's own order (no
 //     sort); listing every band value, "" included, turns the window into
 //     one range seek on reviewedAt per status and band;
 //   - pending: a plain count, as bands hold decided revisions only.
-func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (enrichment.AcceptanceMetrics, error) {
+func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]metricsCount, error) {
 	params := dbx.Params{
 		"org":      string(org),
-		"client":   FormatID(client),
 		"accepted": enrichment.StatusAccepted,
 		"rejected": enrichment.StatusRejected,
 		"pending":  enrichment.StatusPending,
@@ -60,60 +115,18 @@ func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (e
 		decided = append(decided, "[[reviewedAt]] < {:until}")
 		pending = append(pending, "[[created]] < {:until}")
 	}
-	const tenant = " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND "
-	sql := "SELECT [[status]], [[confidenceBand]] AS [[band]], COUNT(*) AS [[n]]" + tenant + strings.Join(decided, " AND ") +
-		" GROUP BY [[status]], [[confidenceBand]]" +
-		" UNION ALL SELECT {:pending}, '', COUNT(*)" + tenant + strings.Join(pending, " AND ")
+	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND "
+	if client != 0 {
+		params["client"] = FormatID(client)
+		tenant += "[[apiClient]] = {:client} AND "
+	}
+	sql := "SELECT [[apiClient]] AS [[client]], [[status]], [[confidenceBand]] AS [[band]], COUNT(*) AS [[n]]" +
+		tenant + strings.Join(decided, " AND ") + " GROUP BY [[apiClient]], [[status]], [[confidenceBand]]" +
+		" UNION ALL SELECT [[apiClient]], {:pending}, '', COUNT(*)" + tenant + strings.Join(pending, " AND ") +
+		" GROUP BY [[apiClient]]"
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
-		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics of client %d of organization %s: %w", client, org, err)
+		return nil, err
 	}
-	return sumMetrics(counts), nil
-}
-
-// sumMetrics folds the grouped counts into the response: totals over every
-// revision, bands over the decided ones that carry a confidence.
-func sumMetrics(counts []metricsCount) enrichment.AcceptanceMetrics {
-	m := enrichment.AcceptanceMetrics{ByConfidenceBand: make([]enrichment.BandMetrics, len(enrichment.ConfidenceBands))}
-	for i, band := range enrichment.ConfidenceBands {
-		m.ByConfidenceBand[i].Band = band
-	}
-	for _, c := range counts {
-		switch c.Status {
-		case enrichment.StatusAccepted:
-			m.Accepted += c.N
-		case enrichment.StatusRejected:
-			m.Rejected += c.N
-		case enrichment.StatusPending:
-			m.Pending += c.N
-			continue
-		}
-		// note: "" (submitted without confidence) is in no band
-		if i := slices.Index(enrichment.ConfidenceBands, c.Band); i >= 0 {
-			b := &m.ByConfidenceBand[i]
-			b.Reviewed += c.N
-			if c.Status == enrichment.StatusAccepted {
-				b.Accepted += c.N
-			}
-		}
-	}
-	m.Reviewed = m.Accepted + m.Rejected
-	m.TotalSubmitted = m.Reviewed + m.Pending
-	m.AcceptanceRate = rate(m.Accepted, m.Reviewed)
-	for i := range m.ByConfidenceBand {
-		b := &m.ByConfidenceBand[i]
-		b.AcceptanceRate = rate(b.Accepted, b.Reviewed)
-	}
-	return m
-}
-
-// rate is accepted/reviewed rounded half up to four decimals, 0 when nothing
-// was reviewed. note: rounded in integers, so 1/3 is 0.3333 and 2/3 0.6667
-// exactly, with no float error at the half.
-func rate(accepted, reviewed int) float64 {
-	if reviewed == 0 {
-		return 0
-	}
-	tenThousandths := (int64(accepted)*20000 + int64(reviewed)) / (2 * int64(reviewed))
-	return float64(tenThousandths) / 10000
+	return counts, nil
 }
