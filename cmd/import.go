@@ -18,10 +18,11 @@ func importCommand(app core.App) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import --org ORG_ID FILE",
 		Short: "Import a catalog file (JSON) into an organization, all or nothing",
-		Long: "Import a catalog file (JSON, see CONTRACT.md) into an organization: templates are\n" +
-			"upserted by name, brands by name, products by externalId (by sku when they have none).\n" +
-			"FILE may be - for standard input. A bad file is refused with the item or line at\n" +
-			"fault, and nothing of it is stored. A progress bar is drawn when stderr is a terminal.",
+		Long: "Import a catalog file (JSON; docs/catalog-format.md in the source describes it)\n" +
+			"into an organization: templates are upserted by name, brands by name, products by\n" +
+			"externalId (by sku when they have none). FILE may be - for standard input. A bad\n" +
+			"file is refused with the item or line at fault, and nothing of it is stored. A\n" +
+			"progress bar is drawn when stderr is a terminal.",
 		Args:         cobra.ExactArgs(1),
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -19,7 +19,7 @@ var revisionRoutes = []route{
 var revisionStatuses = []string{enrichment.StatusPending, enrichment.StatusAccepted, enrichment.StatusRejected}
 
 // revisionsList returns one page of the calling API client's own revisions,
-// each with the outcome of every proposed field (an extension, CONTRACT.md).
+// each with the outcome of every proposed field (an extension, docs/api.md).
 func revisionsList(e *core.RequestEvent) error {
 	q, err := readRevisionQuery(e)
 	if err != nil {

@@ -232,3 +232,23 @@ func benchProposals(rng *rand.Rand, skus []string) []enrichment.Proposal {
 	}
 	return out
 }
+
+// BenchmarkGeneration reads an organization's generation: what every cached
+// answer (keys, templates, export page starts) costs per request.
+func BenchmarkGeneration(b *testing.B) {
+	app := fixture.Empty(b)
+	st := store.New(app)
+	id, err := st.CreateOrg("Bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	org := enrichment.Org(store.FormatID(id))
+	if err := st.BumpGeneration(org); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if g, err := st.Generation(org); err != nil || g != 1 {
+			b.Fatalf("generation %d, %v", g, err)
+		}
+	}
+}

@@ -118,8 +118,8 @@ func (r revisionRow) item() enrichment.RevisionItem {
 }
 
 // outcomes lists each proposed field with what became of it. An accepted
-// revision with no approvedFields applied every proposed field (CONTRACT,
-// Review), so all of them are reported applied.
+// revision with no approvedFields applied every proposed field
+// (docs/review.md), so all of them are reported applied.
 func (r revisionRow) outcomes() enrichment.FieldOutcomes {
 	// note: only the keys matter; a value is not decoded, so a field whose
 	// value has an unexpected shape still shows, and unreadable JSON proposes
