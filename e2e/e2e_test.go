@@ -82,9 +82,14 @@ func cli(t *testing.T, dir string, args ...string) string {
 }
 
 func cliResult(dir string, args ...string) (stdout, stderr string, err error) {
+	return binaryResult(bin, dir, args...)
+}
+
+// binaryResult runs a subcommand of binary to completion on data folder dir.
+func binaryResult(binary, dir string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--dir", dir)...)
+	cmd := exec.CommandContext(ctx, binary, append(args, "--dir", dir)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
@@ -135,9 +140,15 @@ type process struct {
 // as --http) and stops it when the test ends.
 func startProcess(t *testing.T, args ...string) *process {
 	t.Helper()
+	return startBinary(t, bin, args...)
+}
+
+// startBinary is startProcess with another binary.
+func startBinary(t *testing.T, binary string, args ...string) *process {
+	t.Helper()
 	addr := freeAddr(t)
 	p := &process{t: t, args: append(args, "--http", addr), base: "http://" + addr, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, p.args...)
+	p.cmd = exec.Command(binary, p.args...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {
@@ -232,8 +243,14 @@ func (p *process) checkNoSQLEcho() {
 // startServe runs `serve` on data folder dir and waits until it is healthy.
 func startServe(t *testing.T, dir string) *process {
 	t.Helper()
+	return startServeOf(t, bin, dir)
+}
+
+// startServeOf is startServe with another binary.
+func startServeOf(t *testing.T, binary, dir string) *process {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
-		p := startProcess(t, "serve", "--dir", dir)
+		p := startBinary(t, binary, "serve", "--dir", dir)
 		deadline := time.Now().Add(startTimeout)
 		for time.Now().Before(deadline) && !p.exited() {
 			if status, _ := get(p.base+"/api/health", ""); status == http.StatusOK {
