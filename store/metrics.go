@@ -79,8 +79,8 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 	return out, nil
 }
 
-// metricsCounts counts the revisions of org's client (every client when
-// client is 0) within w, by client, status and band. The database does the
+// metricsCounts counts the revisions of org's client clientID (every client
+// when 0) within w, by client, status and band. The database does the
 // counting, in one statement of two halves, each answered from a covering
 // index (see migrations/1795272300_revision_metrics_indexes.go), so no
 // revision record is read and the cost grows with the index entries in the
@@ -89,7 +89,7 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 //     sort); listing every band value, "" included, turns the window into
 //     one range seek on reviewedAt per status and band;
 //   - pending: a plain count, as bands hold decided revisions only.
-func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]metricsCount, error) {
+func (s *Store) metricsCounts(org enrichment.Org, clientID int64, w Window) ([]metricsCount, error) {
 	params := dbx.Params{
 		"org":      string(org),
 		"accepted": enrichment.StatusAccepted,
@@ -115,15 +115,18 @@ func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]met
 		decided = append(decided, "[[reviewedAt]] < {:until}")
 		pending = append(pending, "[[created]] < {:until}")
 	}
+	// note: one client is a constant, not a group: grouping by apiClient
+	// made SQLite walk the client's id index and read every record
 	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND "
-	if client != 0 {
-		params["client"] = FormatID(client)
+	client, decidedGroup, pendingGroup := "[[apiClient]]", " GROUP BY [[apiClient]], [[status]], [[confidenceBand]]", " GROUP BY [[apiClient]]"
+	if clientID != 0 {
+		params["client"] = FormatID(clientID)
 		tenant += "[[apiClient]] = {:client} AND "
+		client, decidedGroup, pendingGroup = "{:client}", " GROUP BY [[status]], [[confidenceBand]]", ""
 	}
-	sql := "SELECT [[apiClient]] AS [[client]], [[status]], [[confidenceBand]] AS [[band]], COUNT(*) AS [[n]]" +
-		tenant + strings.Join(decided, " AND ") + " GROUP BY [[apiClient]], [[status]], [[confidenceBand]]" +
-		" UNION ALL SELECT [[apiClient]], {:pending}, '', COUNT(*)" + tenant + strings.Join(pending, " AND ") +
-		" GROUP BY [[apiClient]]"
+	sql := "SELECT " + client + " AS [[client]], [[status]], [[confidenceBand]] AS [[band]], COUNT(*) AS [[n]]" +
+		tenant + strings.Join(decided, " AND ") + decidedGroup +
+		" UNION ALL SELECT " + client + ", {:pending}, '', COUNT(*)" + tenant + strings.Join(pending, " AND ") + pendingGroup
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
 		return nil, err
