@@ -238,6 +238,22 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 			t.Errorf("after the upgrade: %s", d)
 		}
 	}
+	// the states this release adds: decisions made before closed their
+	// revisions when they were made
+	var revisions struct {
+		Items []struct {
+			Status               string
+			ReviewedAt, ClosedAt *string
+		}
+	}
+	if err := json.Unmarshal(mustGet(t, api+"/revisions?pageSize=500", keyA.Key, 200), &revisions); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range revisions.Items {
+		if (r.Status == "pending") != (r.ClosedAt == nil) || (r.ReviewedAt != nil && (r.ClosedAt == nil || *r.ClosedAt != *r.ReviewedAt)) {
+			t.Errorf("revision %d after the upgrade: %s, reviewed %v, closed %v", i, r.Status, r.ReviewedAt, r.ClosedAt)
+		}
+	}
 	if status, _ := get(api+"/attribute-templates", rotated.Key); status != 200 {
 		t.Errorf("a rotated-out key in its grace period: %d after the upgrade", status)
 	}
@@ -257,4 +273,9 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	}
 	srv.stop()
 	srv.checkNoSQLEcho()
+	for _, ttl := range column(t, openReadOnly(t, dir), "SELECT proposalTtlDays FROM organizations") {
+		if ttl != "90" {
+			t.Errorf("an organization of the previous release keeps proposals %s days, want the default 90", ttl)
+		}
+	}
 }

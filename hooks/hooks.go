@@ -7,6 +7,7 @@ import "github.com/pocketbase/pocketbase/core"
 // Register binds every hook of the service to app.
 func Register(app core.App) {
 	registerIDs(app)
+	registerOrganizations(app)
 	registerAPIClients(app)
 	registerProducts(app)
 	registerRevisions(app)

@@ -1,13 +1,18 @@
 package hooks
 
 import (
+	"encoding/json/jsontext"
 	"encoding/json/v2"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
@@ -24,38 +29,104 @@ const deciderKey = "@enrichmentDecider"
 // systemDecider is the reviewer recorded for decisions saved by Go code.
 const systemDecider = "system"
 
-// decisionFields may be changed by whoever decides; serverFields are set by
-// the server alone, so values sent for them are dropped.
+// decisionFields may be changed by whoever decides, with the decision;
+// serverFields are set by the server alone, so values sent for them are
+// dropped.
 var (
-	decisionFields = []string{"status", "approvedFields"}
-	serverFields   = []string{"reviewedAt", "reviewer"}
+	decisionFields = []string{"status", "approvedFields", "reason", "comment"}
+	serverFields   = []string{"reviewedAt", "reviewer", "closedAt", "supersededBy", "supersededFields"}
 )
 
 // registerRevisions makes updating a revision the review decision: the state
 // check, applying the approved fields to the product and stamping who decided
 // when, all in one transaction, for the dashboard, the records API and Go
-// saves alike.
+// saves alike (docs/review.md). Revisions are history: they are deleted only
+// with their organization.
 func registerRevisions(app core.App) {
-	app.OnRecordUpdateRequest("revisions").Bind(&hook.Handler[*core.RecordRequestEvent]{
+	app.OnRecordUpdateRequest(schema.Revisions).Bind(&hook.Handler[*core.RecordRequestEvent]{
 		Id: "enrichmentReviewDecider",
 		Func: func(e *core.RecordRequestEvent) error {
+			if err := singleStatus(e); err != nil {
+				return err
+			}
 			// note: the body is already loaded into e.Record; this overwrites
 			// whatever a client may have sent under the same key
 			e.Record.Set(deciderKey, decider(e.Auth))
 			return e.Next()
 		},
 	})
-	app.OnRecordUpdate("revisions").Bind(&hook.Handler[*core.RecordEvent]{
+	app.OnRecordUpdate(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
-			return inTransaction(e, func(txApp core.App) error {
+			err := inTransaction(e, func(txApp core.App) error {
 				if err := decide(txApp, e.Record); err != nil {
 					return err
 				}
 				return e.Next()
 			})
+			// an overdue revision is refused, then expired, in a transaction
+			// of its own (the decision's was rolled back)
+			if rule, ok := enrichment.AsError(err); ok && rule.Rule == store.RuleRevisionExpired {
+				org := enrichment.Org(e.Record.GetString("organization"))
+				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, time.Now()); expireErr != nil {
+					return errors.Join(err, expireErr)
+				}
+			}
+			return apiError(err)
 		},
 	})
+	app.OnRecordDelete(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
+		Id: "enrichmentKeepRevisions",
+		Func: func(e *core.RecordEvent) error {
+			if organizationExists(e.App, e.Record.GetString("organization")) {
+				return router.NewBadRequestError("Revisions are the vendors' history: they are deleted only with their organization.", nil)
+			}
+			return e.Next()
+		},
+	})
+}
+
+// singleStatus refuses a decision whose status is anything but one string.
+// note: PocketBase has already normalized the body when this runs (an
+// array's last element becomes the status), so the raw body is read again
+// (PocketBase keeps it re-readable): JSON, whose member names PocketBase
+// matches without case, or form values.
+func singleStatus(e *core.RecordRequestEvent) error {
+	refuse := router.NewBadRequestError("A decision's status must be one string: accepted or rejected.",
+		validation.Errors{"status": validation.NewError("validation_invalid_status", "Must be a single string.")})
+	if form := e.Request.Form; form != nil {
+		for name, values := range form {
+			if strings.EqualFold(name, "status") && len(values) > 1 {
+				return refuse
+			}
+		}
+		return nil
+	}
+	if !strings.HasPrefix(e.Request.Header.Get("Content-Type"), "application/json") {
+		return nil
+	}
+	raw, err := io.ReadAll(e.Request.Body)
+	if err != nil {
+		return err
+	}
+	var members map[string]jsontext.Value
+	if json.Unmarshal(raw, &members) != nil {
+		return nil // PocketBase has refused what it could not read
+	}
+	for name, v := range members {
+		if strings.EqualFold(name, "status") && v.Kind() != '"' {
+			return refuse
+		}
+	}
+	return nil
+}
+
+// organizationExists reports whether an organization record is stored; in
+// the transaction that deletes an organization, it no longer is while its
+// records are deleted with it.
+func organizationExists(app core.App, id string) bool {
+	_, err := app.FindRecordById(schema.Organizations, id)
+	return err == nil
 }
 
 // decider names the identity deciding through an HTTP request.
@@ -98,29 +169,35 @@ func decide(app core.App, rev *core.Record) error {
 	}
 
 	from := stored.GetString("status")
-	d := store.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields")}
-	// Go code may save a decided revision unchanged (PocketBase does so when
-	// the product is deleted); a request may not even try
+	d := store.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
+		Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
+	// Go code may save a revision in a final state unchanged (PocketBase
+	// does so when the product is deleted); a request may not even try
 	if from != enrichment.StatusPending && !fromRequest && d.Status == from &&
-		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) {
+		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) &&
+		d.Reason == stored.GetString("reason") && d.Comment == stored.GetString("comment") {
 		return nil
 	}
 	var proposed enrichment.Fields
 	if err := decodeJSON(stored, "proposed", &proposed); err != nil {
 		return err
 	}
+	now := time.Now()
 	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
 		ID: stored.Id, Org: enrichment.Org(stored.GetString("organization")), Product: stored.GetString("product"),
-		Status: from, Proposed: proposed,
-	}, d)
-	if err != nil {
-		return apiError(err)
+		Status: from, Created: stored.GetDateTime("created").Time(), Proposed: proposed,
+		Superseded: stored.GetStringSlice("supersededFields"),
+	}, d, now)
+	if err != nil || !decided {
+		return err
 	}
-	if !decided {
-		return nil
+	at, err := types.ParseDateTime(now)
+	if err != nil {
+		return err
 	}
 	rev.Set("approvedFields", applied)
-	rev.Set("reviewedAt", types.NowDateTime())
+	rev.Set("reviewedAt", at)
+	rev.Set("closedAt", at)
 	rev.Set("reviewer", who)
 	return nil
 }
@@ -143,12 +220,12 @@ func checkReadOnly(app core.App, stored, rev *core.Record) error {
 			continue
 		}
 		names = append(names, name)
-		errs[name] = validation.NewError("validation_read_only", "Only status and approvedFields can be changed.")
+		errs[name] = validation.NewError("validation_read_only", "Only the decision's fields can be changed.")
 	}
 	if len(names) == 0 {
 		return nil
 	}
-	return router.NewBadRequestError(fmt.Sprintf("Only status and approvedFields of a revision can be changed, not %s.",
+	return router.NewBadRequestError(fmt.Sprintf("Only status, approvedFields, reason and comment of a revision can be changed, not %s.",
 		strings.Join(names, ", ")), errs)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/cmd"
 	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/jobs"
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase"
@@ -31,6 +32,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 
 	hooks.Register(app)
 	routes.Register(app)
+	jobs.Register(app)
 	routes.RegisterPublic(app, pages)
 	app.RootCmd.AddCommand(cmd.Commands(app)...)
 	return app

@@ -11,7 +11,8 @@ import (
 )
 
 // Window bounds the metrics strictly on both sides; a zero time is no bound.
-// A decided revision counts by its reviewedAt, a pending one by its created.
+// A decided revision counts by its reviewedAt, a pending one by its created,
+// a superseded or expired one by its closedAt.
 type Window struct {
 	Since, Until time.Time
 }
@@ -21,7 +22,16 @@ type metricsCount struct {
 	Client string `db:"client"`
 	Band   string `db:"band"`
 	Status string `db:"status"`
+	Reason string `db:"reason"`
 	N      int    `db:"n"`
+}
+
+// add folds the count into m.
+func (c metricsCount) add(m *enrichment.AcceptanceMetrics) {
+	m.Count(c.Status, c.Band, c.N)
+	if c.Reason != "" {
+		m.CountReason(c.Reason, c.N)
+	}
 }
 
 // AcceptanceMetrics counts the revisions that API client submitted for org
@@ -33,7 +43,7 @@ func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (e
 	}
 	m := enrichment.NewAcceptanceMetrics()
 	for _, c := range counts {
-		m.Count(c.Status, c.Band, c.N)
+		c.add(&m)
 	}
 	m.Finish()
 	return m, nil
@@ -59,7 +69,7 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 			fresh := enrichment.NewAcceptanceMetrics()
 			m, byClient[id] = &fresh, &fresh
 		}
-		m.Count(c.Status, c.Band, c.N)
+		c.add(m)
 	}
 	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
 	for _, c := range clients {
@@ -80,53 +90,69 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 }
 
 // metricsCounts counts the revisions of org's client clientID (every client
-// when 0) within w, by client, status and band. The database does the
-// counting, in one statement of two halves, each answered from a covering
-// index (see migrations/1795272300_revision_metrics_indexes.go), so no
-// revision record is read and the cost grows with the index entries in the
-// window:
-//   - decided: grouped by status and band, in the index's own order (no
-//     sort); listing every band value, "" included, turns the window into
-//     one range seek on reviewedAt per status and band;
-//   - pending: a plain count, as bands hold decided revisions only.
+// when 0) within w, by client, status, band and reason. The database does the
+// counting, in one statement of three parts, each answered from a covering
+// index (see migrations/1795272800_review_loop.go), so no revision record is
+// read and the cost grows with the index entries in the window:
+//   - decided: grouped by status, band and reason in the index's own order
+//     (no sort); listing every band and reason value, "" included, turns the
+//     window into one range seek on reviewedAt per group;
+//   - pending: a plain count, by created;
+//   - superseded and expired: a count per status, by closedAt.
 func (s *Store) metricsCounts(org enrichment.Org, clientID int64, w Window) ([]metricsCount, error) {
 	params := dbx.Params{
-		"org":      string(org),
-		"accepted": enrichment.StatusAccepted,
-		"rejected": enrichment.StatusRejected,
-		"pending":  enrichment.StatusPending,
+		"org":        string(org),
+		"accepted":   enrichment.StatusAccepted,
+		"rejected":   enrichment.StatusRejected,
+		"pending":    enrichment.StatusPending,
+		"superseded": enrichment.StatusSuperseded,
+		"expired":    enrichment.StatusExpired,
 	}
-	// note: confidenceBand is a select field, so these are all its values
-	bands := make([]string, 0, len(enrichment.ConfidenceBands)+1)
-	for i, band := range append([]string{""}, enrichment.ConfidenceBands...) {
-		name := "band" + strconv.Itoa(i)
-		params[name] = band
-		bands = append(bands, "{:"+name+"}")
+	// note: confidenceBand and reason are select fields, so these are all
+	// their values
+	in := func(prefix string, values []string) string {
+		names := make([]string, len(values))
+		for i, v := range values {
+			names[i] = "{:" + prefix + strconv.Itoa(i) + "}"
+			params[prefix+strconv.Itoa(i)] = v
+		}
+		return "(" + strings.Join(names, ", ") + ")"
 	}
-	decided := []string{"[[status]] IN ({:accepted}, {:rejected})", "[[confidenceBand]] IN (" + strings.Join(bands, ", ") + ")"}
+	decided := []string{"[[status]] IN ({:accepted}, {:rejected})",
+		"[[confidenceBand]] IN " + in("band", append([]string{""}, enrichment.ConfidenceBands...)),
+		"[[reason]] IN " + in("reason", append([]string{""}, enrichment.Reasons...))}
 	pending := []string{"[[status]] = {:pending}"}
+	closed := []string{"[[status]] IN ({:superseded}, {:expired})"}
 	if !w.Since.IsZero() {
 		params["since"] = FormatTime(w.Since)
 		decided = append(decided, "[[reviewedAt]] > {:since}")
 		pending = append(pending, "[[created]] > {:since}")
+		closed = append(closed, "[[closedAt]] > {:since}")
 	}
 	if !w.Until.IsZero() {
 		params["until"] = FormatTime(w.Until)
 		decided = append(decided, "[[reviewedAt]] < {:until}")
 		pending = append(pending, "[[created]] < {:until}")
+		closed = append(closed, "[[closedAt]] < {:until}")
 	}
 	// note: one client is a constant, not a group: grouping by apiClient
 	// made SQLite walk the client's id index and read every record
 	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND "
-	client, decidedGroup, pendingGroup := "[[apiClient]]", " GROUP BY [[apiClient]], [[status]], [[confidenceBand]]", " GROUP BY [[apiClient]]"
+	client, byClient := "[[apiClient]]", "[[apiClient]], "
 	if clientID != 0 {
 		params["client"] = FormatID(clientID)
 		tenant += "[[apiClient]] = {:client} AND "
-		client, decidedGroup, pendingGroup = "{:client}", " GROUP BY [[status]], [[confidenceBand]]", ""
+		client, byClient = "{:client}", ""
 	}
-	sql := "SELECT " + client + " AS [[client]], [[status]], [[confidenceBand]] AS [[band]], COUNT(*) AS [[n]]" +
-		tenant + strings.Join(decided, " AND ") + decidedGroup +
-		" UNION ALL SELECT " + client + ", {:pending}, '', COUNT(*)" + tenant + strings.Join(pending, " AND ") + pendingGroup
+	pendingGroup := ""
+	if clientID == 0 {
+		pendingGroup = " GROUP BY [[apiClient]]"
+	}
+	sql := "SELECT " + client + " AS [[client]], [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]]" +
+		tenant + strings.Join(decided, " AND ") + " GROUP BY " + byClient + "[[status]], [[confidenceBand]], [[reason]]" +
+		" UNION ALL SELECT " + client + ", {:pending}, '', '', COUNT(*)" + tenant + strings.Join(pending, " AND ") + pendingGroup +
+		" UNION ALL SELECT " + client + ", [[status]], '', '', COUNT(*)" + tenant + strings.Join(closed, " AND ") +
+		" GROUP BY " + byClient + "[[status]]"
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
 		return nil, err

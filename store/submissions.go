@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
 
@@ -34,12 +35,14 @@ type submissionProduct struct {
 	Files       []byte `db:"files"`
 }
 
-// revisionColumns are written for every new revision, in this order.
+// revisionInsert writes a new revision; one that a later item of the same
+// batch superseded is born superseded.
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
 	[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]],
-	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[created]], [[updated]])
+	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[supersededFields]], [[supersededBy]],
+	[[closedAt]], [[reason]], [[comment]], [[created]], [[updated]])
 	VALUES ({:id}, {:org}, {:client}, {:product}, {:sku}, {:confidence}, {:band}, {:proposed}, {:base},
-	'pending', '[]', '', '', {:external}, {:now}, {:now})`
+	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:now}, {:now})`
 
 // Submit matches each proposal to org's active products by SKU and, unless
 // it is a dry run, stores a pending revision for each CREATED one in a
@@ -103,6 +106,7 @@ type newRevision struct {
 	confidence     int
 	band           string
 	proposed, base string
+	fields         []string // the proposed field names
 }
 
 // newRevisions encodes the revisions of the created proposals. It runs
@@ -135,7 +139,8 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 		if err != nil {
 			return fmt.Errorf("encode base of proposal %d: %w", i, err)
 		}
-		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base)}
+		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base),
+			fields: p.Fields.Names()}
 		if p.Confidence != nil {
 			r.confidence, r.band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
 		}
@@ -144,29 +149,51 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 	return nil
 }
 
-// insertRevisions numbers and inserts rows, noting each id in its result.
+// insertRevisions numbers and inserts rows, noting each id in its result,
+// and supersedes what they replace of client's pending proposals.
 func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
 	results []enrichment.SubmissionResult, external string) error {
-	first, err := NextIDs(s.db(), "revisions", len(rows))
+	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
 	if err != nil {
 		return err
 	}
+	created := make([]*proposalState, len(rows))
+	products := make([]string, len(rows))
+	for n, r := range rows {
+		created[n] = &proposalState{id: first + int64(n), product: r.product, fields: r.fields, status: enrichment.StatusPending}
+		products[n] = r.product
+	}
+	older, err := s.pendingProposals(org, client, unique(products))
+	if err != nil {
+		return err
+	}
+	supersede(older, created)
+
 	now := FormatTime(time.Now())
 	q := s.db().NewQuery(revisionInsert).Prepare()
 	defer q.Close()
 	for n, r := range rows {
-		id := first + int64(n)
+		c := created[n]
+		superseded, err := json.Marshal(c.superseded)
+		if err != nil {
+			return err
+		}
+		by, closed := "", ""
+		if c.status == enrichment.StatusSuperseded {
+			by, closed = FormatID(c.supersededBy), now
+		}
 		_, err = q.Bind(dbx.Params{
-			"id": FormatID(id), "org": string(org), "client": FormatID(client), "product": r.product,
+			"id": FormatID(c.id), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
-			"base": r.base, "external": external, "now": now,
+			"base": r.base, "external": external, "status": c.status, "superseded": string(superseded),
+			"by": by, "closed": closed, "now": now,
 		}).Execute()
 		if err != nil {
 			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
 		}
-		results[r.item].RevisionID = &id
+		results[r.item].RevisionID = &c.id
 	}
-	return nil
+	return s.writeSuperseded(older, now)
 }
 
 // baseSnapshot is enrichment.Fields as a revision's base stores it: the

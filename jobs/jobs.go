@@ -1,0 +1,31 @@
+// Package jobs runs the service's periodic work on PocketBase's cron: work
+// that no request triggers, such as expiring proposals that waited too long.
+package jobs
+
+import (
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register schedules every job on app's cron (which runs while the server
+// serves).
+func Register(app core.App) {
+	// note: every ten minutes, so a revision expires at most ten minutes
+	// late; a reviewer's attempt on an overdue one expires it at once
+	app.Cron().MustAdd("enrichmentExpireProposals", "*/10 * * * *", func() { ExpireProposals(app) })
+}
+
+// ExpireProposals expires the pending revisions that waited longer than
+// their organization allows, and logs how many.
+func ExpireProposals(app core.App) {
+	n, err := store.New(app).ExpireOverdue(time.Now())
+	if err != nil {
+		app.Logger().Error("enrichment: expire proposals", "error", err.Error(), "expired", n)
+		return
+	}
+	if n > 0 {
+		app.Logger().Info("enrichment: expired proposals", "count", n)
+	}
+}
