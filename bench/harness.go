@@ -60,9 +60,12 @@ func scenarios(t *target, cfg config) []scenario {
 			"expand brand, attributeTemplate, variantMaster, as a superuser, random pages", t.peer("peer500"), c))
 	}
 	return append(list,
-		one("POST /products/submissions, 1000 proposals a batch, 1 writer", t.submit("submit1000-c1", 1000, 1), 1),
-		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4), 4),
-		one("GET /acceptance-rate over everything submitted so far", t.metrics(), c),
+		one("POST /products/submissions, 1000 proposals a batch for products the client has none pending for, 1 writer",
+			t.submit("submit1000-c1", 1000, 1, 0), 1),
+		one("POST /products/submissions, 1000 proposals a batch, 30% of them superseding the client's pending ones, 1 writer",
+			t.submit("submit1000-c1-supersede30", 1000, 2, 0.3), 1),
+		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4, 0), 4),
+		one("GET /acceptance-rate over everything the 4 writers submitted", t.metrics(), c),
 		mixed(t, cfg, "mixed"),
 	)
 }
@@ -77,7 +80,7 @@ func mixed(t *target, cfg config, name string) scenario {
 	kinds := []*kind{
 		t.export("export500", 500, "random"), t.export("export100", 100, "random"),
 		t.export("export500-last", 500, "last"), t.lookup("lookup50", 50),
-		t.submit("submit1000", 1000, 9), t.metrics(), t.templates(), t.health(),
+		t.submit("submit1000", 1000, 9, 0.3), t.metrics(), t.templates(), t.health(),
 	}
 	per := (cfg.Concurrency + len(kinds) - 1) / len(kinds)
 	sc := scenario{Name: name, About: fmt.Sprintf("all kinds at once, %d worker(s) each", per)}

@@ -176,7 +176,18 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix())}
+	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
+		SubmitKeys: map[string]string{}}
+	for _, name := range submitKinds {
+		var k struct {
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench "+name,
+			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		tg.SubmitKeys[name] = k.Key
+	}
 
 	logf("starting serve")
 	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)

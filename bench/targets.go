@@ -29,6 +29,7 @@ func (r *report) finish() {
 	f100, l100 := r.scenario("export100-first"), r.scenario("export100-last")
 	health, tmpl, probe := r.scenario("health"), r.scenario("templates"), r.scenario("auth-probe")
 	c1, c4, mix := r.scenario("submit1000-c1"), r.scenario("submit1000-c4"), r.scenario("mixed")
+	s30 := r.scenario("submit1000-c1-supersede30")
 
 	r.Ratios = map[string]float64{
 		"export500OverPeer500ItemsPerSec":  ratio(e500.ItemsPerSec, peer.ItemsPerSec),
@@ -67,6 +68,8 @@ func (r *report) finish() {
 	}
 	add("Submission of 1000 items, 1 writer (p50)", "≤ 150 ms",
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", c1.Latency.P50, c1.Latency.P95), c1.Latency.P50, is(c1.Latency.P50 <= 150), c1)
+	add("Submission of 1000 items, 1 writer, 30% of them superseding pending proposals (p50)", "≤ 150 ms",
+		fmt.Sprintf("%.1f ms (p95 %.1f ms)", s30.Latency.P50, s30.Latency.P95), s30.Latency.P50, is(s30.Latency.P50 <= 150), s30)
 	add("Proposals stored with 4 concurrent writers", "≥ 10,000/s",
 		fmt.Sprintf("%s/s (p50 %.0f ms a batch)", thousands(c4.ItemsPerSec), c4.Latency.P50), c4.ItemsPerSec, is(c4.ItemsPerSec >= 10_000), c4)
 	overHealth := func(s *scenarioResult) (float64, string) {

@@ -19,10 +19,6 @@ func init() {
 
 // Indexes of this migration.
 const (
-	// the pending revisions of one client for one product: supersession
-	idxRevisionsPendingProduct = "idx_revisions_pending_product"
-	// the pending revisions of an organization by age: expiry
-	idxRevisionsPendingCreated = "idx_revisions_pending_created"
 	// superseded and expired revisions of a client by closedAt: metrics
 	idxRevisionsClientClosed = "idx_revisions_client_closed"
 	// decided revisions with their reason: metrics (replaces idx_revisions_client_reviewed)
@@ -71,10 +67,13 @@ func addReviewLoop(app core.App) error {
 	)
 	revisions.RemoveIndex("idx_revisions_client_reviewed")
 	revisions.RemoveIndex("idx_revisions_client_list")
-	revisions.AddIndex(idxRevisionsPendingProduct, false, "organization, apiClient, product", "status = 'pending'")
-	revisions.AddIndex(idxRevisionsPendingCreated, false, "organization, created", "status = 'pending'")
-	revisions.AddIndex(idxRevisionsClientClosed, false, "organization, apiClient, status, closedAt", "")
-	revisions.AddIndex(idxRevisionsClientDecided, false, "organization, apiClient, status, confidenceBand, reason, reviewedAt", "")
+	// note: the partial indexes hold a revision only in the states their
+	// queries ask for, so storing a new (pending) revision does not write
+	// the metrics' indexes of final states
+	revisions.AddIndex(schema.IdxRevisionsPendingProduct, false, "organization, apiClient, product", "status = 'pending'")
+	revisions.AddIndex(idxRevisionsClientClosed, false, "organization, apiClient, status, closedAt", "status IN ('superseded', 'expired')")
+	revisions.AddIndex(idxRevisionsClientDecided, false, "organization, apiClient, status, confidenceBand, reason, reviewedAt",
+		"status IN ('accepted', 'rejected')")
 	revisions.AddIndex(idxRevisionsClientListed, false, "organization, apiClient, CAST(id AS INTEGER), status, sku, created, closedAt", "")
 	revisions.AddIndex(idxRevisionsSupersededBy, false, "supersededBy", "supersededBy != ''")
 	if err := app.Save(revisions); err != nil {
@@ -91,7 +90,7 @@ func removeReviewLoop(app core.App) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{idxRevisionsPendingProduct, idxRevisionsPendingCreated, idxRevisionsClientClosed,
+	for _, name := range []string{schema.IdxRevisionsPendingProduct, idxRevisionsClientClosed,
 		idxRevisionsClientDecided, idxRevisionsClientListed, idxRevisionsSupersededBy} {
 		revisions.RemoveIndex(name)
 	}

@@ -110,7 +110,8 @@ func TestSchemaMatchesDomain(t *testing.T) {
 	for _, trigger := range schema.GenerationTriggers {
 		has("trigger", trigger)
 	}
-	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster} {
+	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster,
+		schema.IdxRevisionsPendingProduct} {
 		has("index", index)
 	}
 	var stale int

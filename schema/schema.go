@@ -59,6 +59,8 @@ const (
 	IdxProductsExport        = "idx_products_export"
 	IdxProductsSKU           = "idx_products_sku"
 	IdxProductsVariantMaster = "idx_products_variant_master"
+	// a client's pending revisions by product (partial: status = 'pending')
+	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
 )
 
 // NumericIDPattern is the record id of every collection whose id the API

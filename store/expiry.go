@@ -29,28 +29,44 @@ func (s *Store) ExpireOverdue(now time.Time) (int, error) {
 	total := 0
 	for _, o := range orgs {
 		cutoff := FormatTime(now.Add(-time.Duration(o.TTL) * 24 * time.Hour))
-		for {
-			var ids []string
-			// note: the literal 'pending' lets SQLite use the partial index
-			// of pending revisions by age
-			err := s.db().NewQuery(`SELECT [[id]] FROM {{revisions}}
-				WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND [[created]] < {:cutoff}
-				LIMIT {:limit}`).
-				Bind(dbx.Params{"org": o.ID, "cutoff": cutoff, "limit": expireBatch}).Column(&ids)
-			if err != nil {
-				return total, fmt.Errorf("find overdue proposals of organization %s: %w", o.ID, err)
-			}
-			if len(ids) == 0 {
-				break
-			}
-			n, err := s.ExpireRevisions(enrichment.Org(o.ID), ids, now)
+		clients, err := s.Clients(enrichment.Org(o.ID))
+		if err != nil {
+			return total, err
+		}
+		for _, c := range clients {
+			n, err := s.expireOverdueOf(enrichment.Org(o.ID), c.ID, cutoff, now)
+			total += n
 			if err != nil {
 				return total, err
 			}
-			total += n
 		}
 	}
 	return total, nil
+}
+
+// expireOverdueOf expires the pending revisions that client submitted for
+// org before cutoff, a batch at a time (on idx_revisions_client_created:
+// organization, client, status, created).
+func (s *Store) expireOverdueOf(org enrichment.Org, client int64, cutoff string, now time.Time) (int, error) {
+	total := 0
+	for {
+		var ids []string
+		err := s.db().Select("id").From(schema.Revisions).
+			Where(dbx.HashExp{"organization": string(org), "apiClient": FormatID(client), "status": enrichment.StatusPending}).
+			AndWhere(dbx.NewExp("[[created]] < {:cutoff}", dbx.Params{"cutoff": cutoff})).
+			Limit(expireBatch).Column(&ids)
+		if err != nil {
+			return total, fmt.Errorf("find overdue proposals of client %d: %w", client, err)
+		}
+		if len(ids) == 0 {
+			return total, nil
+		}
+		n, err := s.ExpireRevisions(org, ids, now)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // ExpireRevisions expires those of org's revisions ids that are still

@@ -81,9 +81,12 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 		Proposed   []byte `db:"proposed"`
 		Superseded []byte `db:"supersededFields"`
 	}
-	// note: the literal 'pending' lets SQLite use the partial index of
-	// pending revisions by client and product
-	err := s.db().NewQuery(`SELECT [[id]], [[product]], [[proposed]], [[supersededFields]] FROM {{revisions}}
+	// note: the index is named because without statistics of revisions
+	// SQLite prefers (organization, status) and walks every pending revision
+	// of the organization (23 ms instead of 2 for a batch of 1000); the
+	// literal 'pending' is what lets it use the partial index at all
+	err := s.db().NewQuery(`SELECT [[id]], [[product]], [[proposed]], [[supersededFields]]
+		FROM {{revisions}} INDEXED BY `+schema.IdxRevisionsPendingProduct+`
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
 		AND [[product]] IN (` + placeholders("p", len(products)) + `)
 		ORDER BY CAST([[id]] AS INTEGER)`).
@@ -100,12 +103,17 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	return out, nil
 }
 
-// writeSuperseded stores what a batch changed of older revisions.
+// writeSuperseded stores what a batch changed of older revisions. note: a
+// revision that keeps pending fields gets only its supersededFields
+// written: its status, supersededBy and closedAt are in six indexes.
 func (s *Store) writeSuperseded(older []*proposalState, now string) error {
-	q := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[supersededFields]] = {:superseded},
-		[[status]] = {:status}, [[supersededBy]] = {:by}, [[closedAt]] = {:closed}, [[updated]] = {:now}
+	partly := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[supersededFields]] = {:superseded},
+		[[updated]] = {:now} WHERE [[id]] = {:id}`).Prepare()
+	defer partly.Close()
+	wholly := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[supersededFields]] = {:superseded},
+		[[status]] = {:status}, [[supersededBy]] = {:by}, [[closedAt]] = {:now}, [[updated]] = {:now}
 		WHERE [[id]] = {:id}`).Prepare()
-	defer q.Close()
+	defer wholly.Close()
 	for _, o := range older {
 		if !o.changed {
 			continue
@@ -114,13 +122,12 @@ func (s *Store) writeSuperseded(older []*proposalState, now string) error {
 		if err != nil {
 			return err
 		}
-		by, closed := "", ""
+		params := dbx.Params{"id": FormatID(o.id), "superseded": string(superseded), "now": now}
+		q := partly
 		if o.status == enrichment.StatusSuperseded {
-			by, closed = FormatID(o.supersededBy), now
+			params["status"], params["by"], q = o.status, FormatID(o.supersededBy), wholly
 		}
-		_, err = q.Bind(dbx.Params{"id": FormatID(o.id), "superseded": string(superseded), "status": o.status,
-			"by": by, "closed": closed, "now": now}).Execute()
-		if err != nil {
+		if _, err := q.Bind(params).Execute(); err != nil {
 			return fmt.Errorf("supersede revision %d: %w", o.id, err)
 		}
 	}
