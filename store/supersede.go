@@ -86,7 +86,7 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	// of the organization (23 ms instead of 2 for a batch of 1000); the
 	// literal 'pending' is what lets it use the partial index at all
 	err := s.db().NewQuery(`SELECT [[id]], [[product]], [[proposed]], [[supersededFields]]
-		FROM {{revisions}} INDEXED BY `+schema.IdxRevisionsPendingProduct+`
+		FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
 		AND [[product]] IN (` + placeholders("p", len(products)) + `)
 		ORDER BY CAST([[id]] AS INTEGER)`).
