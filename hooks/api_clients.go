@@ -35,14 +35,21 @@ func registerAPIClients(app core.App) {
 			return e.Next()
 		},
 	})
-	app.OnRecordEnrich("api_clients").Bind(&hook.Handler[*core.RecordEnrichEvent]{
-		Id: "enrichmentHideKeyHash",
+	hideFromEveryone(app, schema.APIClients, "keyHash", "previousKeyHash")
+}
+
+// hideFromEveryone keeps fields of a collection out of every records API
+// response, superusers' included: PocketBase unhides hidden fields for
+// superusers, so this hides them again after it has.
+func hideFromEveryone(app core.App, collection string, fields ...string) {
+	app.OnRecordEnrich(collection).Bind(&hook.Handler[*core.RecordEnrichEvent]{
+		Id: "enrichmentHideSecrets_" + collection, // note: a handler of the same id would replace it
 		Func: func(e *core.RecordEnrichEvent) error {
 			// note: after Next, which is where PocketBase unhides fields for superusers
 			if err := e.Next(); err != nil {
 				return err
 			}
-			e.Record.Hide("keyHash", "previousKeyHash")
+			e.Record.Hide(fields...)
 			return nil
 		},
 	})

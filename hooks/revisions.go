@@ -14,6 +14,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -58,12 +59,22 @@ func registerRevisions(app core.App) {
 	app.OnRecordUpdate(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
+			decided := false
 			err := inTransaction(e, func(txApp core.App) error {
-				if err := decide(txApp, e.Record); err != nil {
+				var err error
+				if decided, err = decide(txApp, e.Record); err != nil {
 					return err
 				}
-				return e.Next()
+				if err := e.Next(); err != nil || !decided {
+					return err
+				}
+				// the vendor's webhook events, in the decision's transaction
+				return store.New(txApp).QueueRevisionEvent(enrichment.Org(e.Record.GetString("organization")),
+					store.ParseID(e.Record.Id), e.Record.GetString("status"))
 			})
+			if err == nil && decided {
+				webhooks.Notify(e.App)
+			}
 			// an overdue revision is refused, then expired, in a transaction
 			// of its own (the decision's was rolled back)
 			if rule, ok := enrichment.AsError(err); ok && rule.Rule == store.RuleRevisionExpired {
@@ -71,6 +82,7 @@ func registerRevisions(app core.App) {
 				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, time.Now()); expireErr != nil {
 					return errors.Join(err, expireErr)
 				}
+				webhooks.Notify(e.App)
 			}
 			return apiError(err)
 		},
@@ -148,17 +160,17 @@ func decider(auth *core.Record) string {
 }
 
 // decide checks the update of rev against the stored revision and, for a
-// decision, applies it: rev is then ready to be saved. Only app (the
-// transaction) is used.
-func decide(app core.App, rev *core.Record) error {
+// decision, applies it: rev is then ready to be saved; decided tells
+// whether it is a decision. Only app (the transaction) is used.
+func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	// note: re-read inside the transaction, so two concurrent decisions
 	// cannot both start from "pending"
 	stored, err := app.FindRecordById(rev.Collection(), rev.Id)
 	if err != nil {
-		return fmt.Errorf("reload revision %s: %w", rev.Id, err)
+		return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
 	}
 	if err := checkReadOnly(app, stored, rev); err != nil {
-		return err
+		return false, err
 	}
 	for _, name := range serverFields {
 		rev.Set(name, stored.Get(name))
@@ -176,11 +188,11 @@ func decide(app core.App, rev *core.Record) error {
 	if from != enrichment.StatusPending && !fromRequest && d.Status == from &&
 		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) &&
 		d.Reason == stored.GetString("reason") && d.Comment == stored.GetString("comment") {
-		return nil
+		return false, nil
 	}
 	var proposed enrichment.Fields
 	if err := decodeJSON(stored, "proposed", &proposed); err != nil {
-		return err
+		return false, err
 	}
 	now := time.Now()
 	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
@@ -189,17 +201,17 @@ func decide(app core.App, rev *core.Record) error {
 		Superseded: stored.GetStringSlice("supersededFields"),
 	}, d, now)
 	if err != nil || !decided {
-		return err
+		return false, err
 	}
 	at, err := types.ParseDateTime(now)
 	if err != nil {
-		return err
+		return false, err
 	}
 	rev.Set("approvedFields", applied)
 	rev.Set("reviewedAt", at)
 	rev.Set("closedAt", at)
 	rev.Set("reviewer", who)
-	return nil
+	return true, nil
 }
 
 // checkReadOnly refuses, naming them, changes to fields other than the

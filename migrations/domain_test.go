@@ -50,6 +50,11 @@ func TestSchemaMatchesDomain(t *testing.T) {
 	selectValues(schema.Revisions, "status", enrichment.Statuses)
 	selectValues(schema.Revisions, "approvedFields", enrichment.EnrichableFields)
 	selectValues(schema.Revisions, "confidenceBand", enrichment.ConfidenceBands)
+	selectValues(schema.Revisions, "reason", enrichment.Reasons)
+	selectValues(schema.Revisions, "supersededFields", enrichment.EnrichableFields)
+	selectValues(schema.Webhooks, "events", enrichment.WebhookEvents)
+	selectValues(schema.WebhookDeliveries, "event", enrichment.WebhookEvents)
+	selectValues(schema.WebhookDeliveries, "status", enrichment.DeliveryStatuses)
 
 	for _, f := range []struct {
 		collection, field string
@@ -71,12 +76,13 @@ func TestSchemaMatchesDomain(t *testing.T) {
 		{schema.Products, "slug", enrichment.MaxProductTextLength},
 		{schema.Products, "description", enrichment.MaxDescriptionLength},
 		{schema.Revisions, "sku", enrichment.MaxNameLength},
+		{schema.Revisions, "comment", enrichment.MaxCommentLength},
 	} {
 		textMax(f.collection, f.field, f.max)
 	}
 
 	for _, name := range []string{schema.Organizations, schema.APIClients, schema.AttributeTemplates,
-		schema.AttributeOptions, schema.Brands, schema.Products, schema.Revisions} {
+		schema.AttributeOptions, schema.Brands, schema.Products, schema.Revisions, schema.Webhooks, schema.WebhookDeliveries} {
 		id, _ := collection(name).Fields.GetByName("id").(*core.TextField)
 		if id == nil || id.Pattern != schema.NumericIDPattern {
 			t.Errorf("%s: id pattern is not the numeric one", name)
@@ -104,14 +110,15 @@ func TestSchemaMatchesDomain(t *testing.T) {
 			t.Errorf("no %s named %s", kind, name)
 		}
 	}
-	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable} {
+	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable,
+		schema.ChangesTable, schema.ChangesHorizonTable} {
 		has("table", table)
 	}
-	for _, trigger := range schema.GenerationTriggers {
+	for _, trigger := range slices.Concat(schema.GenerationTriggers, schema.ChangeTriggers) {
 		has("trigger", trigger)
 	}
 	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster,
-		schema.IdxRevisionsPendingProduct} {
+		schema.IdxRevisionsPendingProduct, schema.IdxWebhookDeliveriesDue} {
 		has("index", index)
 	}
 	var stale int

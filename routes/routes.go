@@ -34,7 +34,8 @@ type route struct {
 
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
-	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes, overviewRoutes)
+	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
+		changeRoutes, webhookRoutes, overviewRoutes)
 }
 
 // Register serves the enrichment API on app.
@@ -83,7 +84,7 @@ func unroutable(e *core.RequestEvent, routes []route) error {
 	path := strings.TrimPrefix(e.Request.URL.EscapedPath(), Prefix)
 	var allow []string
 	for _, r := range routes {
-		if r.Path == path {
+		if pathMatches(r.Path, path) {
 			allow = append(allow, r.Method)
 		}
 	}
@@ -92,4 +93,19 @@ func unroutable(e *core.RequestEvent, routes []route) error {
 	}
 	e.Response.Header().Set("Allow", strings.Join(allow, ", "))
 	return e.Error(http.StatusMethodNotAllowed, "Method not allowed; use "+strings.Join(allow, " or ")+".", nil)
+}
+
+// pathMatches reports whether an escaped request path matches a route's
+// pattern, whose {name} segments match any one non-empty segment.
+func pathMatches(pattern, path string) bool {
+	want, got := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, w := range want {
+		if got[i] != w && !(strings.HasPrefix(w, "{") && strings.HasSuffix(w, "}") && got[i] != "") {
+			return false
+		}
+	}
+	return true
 }

@@ -16,6 +16,8 @@ const (
 	Products           = "products"
 	Revisions          = "revisions"
 	Reviewers          = "reviewers"
+	Webhooks           = "webhooks"
+	WebhookDeliveries  = "webhook_deliveries"
 )
 
 // Internal tables: plain SQLite tables, not collections, so neither the
@@ -31,7 +33,24 @@ const (
 	// every change which can stale a cached answer of that organization (see
 	// GenerationTriggers).
 	GenerationsTable = "_enrichment_generations"
+	// ChangesTable is the change feed: one row per change of a product in
+	// or out of its organization's export, in commit order (see
+	// ChangeTriggers).
+	ChangesTable = "_enrichment_changes"
+	// ChangesHorizonTable holds the last sequence number purged from the
+	// change feed: a cursor before it may have missed changes.
+	ChangesHorizonTable = "_enrichment_changes_horizon"
 )
+
+// ChangeTriggers write the change feed for product updates and deletions
+// (and empty it with its organization). Inserts are written by the import
+// and the products hook, as for the generations.
+var ChangeTriggers = []string{
+	"enrichment_changes_upsert",
+	"enrichment_changes_remove",
+	"enrichment_changes_delete",
+	"enrichment_changes_organization_delete",
+}
 
 // GenerationTriggers keep GenerationsTable: every write that can change an
 // organization's keys, its templates or which products its export holds, in
@@ -61,6 +80,10 @@ const (
 	IdxProductsVariantMaster = "idx_products_variant_master"
 	// a client's pending revisions by product (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
+	// deliveries waiting for an attempt, by subscription and when, and by
+	// when alone (partial: status = 'pending')
+	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"
+	IdxWebhookDeliveriesNext = "idx_webhook_deliveries_next"
 )
 
 // NumericIDPattern is the record id of every collection whose id the API

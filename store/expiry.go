@@ -70,22 +70,20 @@ func (s *Store) expireOverdueOf(org enrichment.Org, client int64, cutoff string,
 }
 
 // ExpireRevisions expires those of org's revisions ids that are still
-// pending, in one transaction, and returns how many it expired.
+// pending, in one transaction with their webhook events, and returns how
+// many it expired.
 func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time) (int, error) {
-	expired := 0
+	var expired []int64
 	err := s.Transaction(func(tx *Store) error {
-		res, err := tx.db().Update(schema.Revisions, dbx.Params{
-			"status": enrichment.StatusExpired, "closedAt": FormatTime(now), "updated": FormatTime(now),
-		}, dbx.And(
-			dbx.HashExp{"organization": string(org), "status": enrichment.StatusPending},
-			dbx.In("id", anys(ids)...),
-		)).Execute()
+		stamp := FormatTime(now)
+		params := dbx.Params{"org": string(org), "now": stamp}
+		err := tx.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'expired', [[closedAt]] = {:now}, [[updated]] = {:now}
+			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND [[id]] IN (` + placeholders("r", len(ids)) + `)
+			RETURNING CAST([[id]] AS INTEGER)`).Bind(namedParams(params, "r", ids)).Column(&expired)
 		if err != nil {
 			return fmt.Errorf("expire revisions of organization %s: %w", org, err)
 		}
-		n, err := res.RowsAffected()
-		expired = int(n)
-		return err
+		return tx.queueRevisionEvents(org, enrichment.EventRevisionExpired, expired)
 	})
-	return expired, err
+	return len(expired), err
 }

@@ -22,7 +22,12 @@ func byIDsOf(org enrichment.Org) dbx.Expression {
 
 // idStrings renders numeric ids as the record ids they are stored as.
 func idStrings(ids []int64) []any {
-	out := make([]any, len(ids))
+	return anys(stringIDs(ids))
+}
+
+// stringIDs renders numeric ids as record ids.
+func stringIDs(ids []int64) []string {
+	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = FormatID(id)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json/v2"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -193,7 +194,16 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		}
 		results[r.item].RevisionID = &c.id
 	}
-	return s.writeSuperseded(older, now)
+	if err := s.writeSuperseded(older, now); err != nil {
+		return err
+	}
+	var superseded []int64
+	for _, p := range slices.Concat(older, created) {
+		if p.status == enrichment.StatusSuperseded {
+			superseded = append(superseded, p.id)
+		}
+	}
+	return s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
 }
 
 // baseSnapshot is enrichment.Fields as a revision's base stores it: the
