@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -178,7 +179,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
 		SubmitKeys: map[string]string{}}
-	for _, name := range submitKinds {
+	for _, name := range append(slices.Clone(submitKinds), webhookKey) {
 		var k struct {
 			Key string `json:"key"`
 		}
@@ -216,6 +217,11 @@ func run(ctx context.Context, cfg config) (err error) {
 			continue
 		}
 		rep.Scenarios = append(rep.Scenarios, h.run(sc, false))
+	}
+	if (len(only) == 0 || only["webhooks"]) && ctx.Err() == nil {
+		if rep.Webhooks, err = h.measureWebhooks(tg); err != nil {
+			return fmt.Errorf("webhooks: %w", err)
+		}
 	}
 	if cfg.Soak > 0 && ctx.Err() == nil {
 		logf("soak: the mixed load for %s", cfg.Soak)

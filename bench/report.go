@@ -24,8 +24,9 @@ type report struct {
 		PeakAnonMB float64    `json:"peakAnonMB,omitempty"` // the largest RssAnon sampled during the scenarios and the soak; 0 in older results
 		Logs       logSummary `json:"logs"`
 	} `json:"server"`
-	Soak    *soakResult `json:"soak,omitempty"`
-	Targets []targetRow `json:"targets"`
+	Soak     *soakResult    `json:"soak,omitempty"`
+	Webhooks *webhookResult `json:"webhooks,omitempty"`
+	Targets  []targetRow    `json:"targets"`
 }
 
 type machineInfo struct {

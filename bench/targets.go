@@ -100,6 +100,17 @@ func (r *report) finish() {
 	}
 	add("Failed requests, all scenarios", "0",
 		fmt.Sprintf("%d (server log: %d errors, %d unexpected 4xx)", allErr, logs.Errors, logs.Unexpected4xx), float64(allErr), is(allErr == 0))
+	if w := r.Webhooks; w != nil {
+		// note: no goals of the for latency and throughput; they are
+		// reported as measured
+		add("Webhook delivery, from queueing to arrival at a local receiver (p50)", "–",
+			fmt.Sprintf("%.2f ms (p95 %.2f ms, %d pings one at a time)", w.LatencyP50Ms, w.LatencyP95Ms, w.Pings), w.LatencyP50Ms, nil)
+		add("Webhook deliveries to a local receiver, 8 subscriptions", "–",
+			fmt.Sprintf("%s deliveries/s (%d deliveries)", thousands(w.DeliveriesPerSec), w.Deliveries), w.DeliveriesPerSec, nil)
+		x := ratio(w.ExportHung.Latency.P50, e500.Latency.P50)
+		add("Export (500 a page, p50) beside 8 deliveries hanging on a dead receiver vs without", "≤ 1.1×",
+			fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", x, w.ExportHung.Latency.P50, e500.Latency.P50), x, is(x <= 1.1), e500, &w.ExportHung)
+	}
 	in := r.Import
 	add(fmt.Sprintf("Import speed (%s products)", thousands(float64(in.Products))), "≥ 20,000 products/s",
 		fmt.Sprintf("%s products/s (%.1f s for %.0f MB)", thousands(in.ProductsPerSec), in.Seconds, in.FileMB), in.ProductsPerSec, is(in.ProductsPerSec >= 20_000))
