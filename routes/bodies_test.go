@@ -89,6 +89,41 @@ func TestBodyBudget(t *testing.T) {
 	answered("A's large submission once the others ended", http.MethodPost, submitURL, a, oneMiB, 200)
 }
 
+// TestChunkedBodies: a body whose size is not announced (chunked) counts
+// as the route's limit in the budget, and one that runs past the limit is
+// refused with 413 as it is read.
+func TestChunkedBodies(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	srv := httptest.NewServer(fixture.Serve(t, app))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		name string
+		body string
+		want int
+	}{
+		{"a chunked submission", submission(1 << 20), 200},
+		{"a chunked submission over 16 MiB", submission(17 << 20), 413},
+	} {
+		// note: a reader of unknown length makes the client send it chunked
+		req, err := http.NewRequest(http.MethodPost, srv.URL+submitURL, io.MultiReader(strings.NewReader(c.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(routes.KeyHeader, f.A.Keys["submit"])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("%s: %d, want %d: %.200s", c.name, res.StatusCode, c.want, out)
+		}
+	}
+}
+
 // submission is a one-item submission body of about size bytes.
 func submission(size int) string {
 	return `{"items":[{"sku":"SKU-1","name":"Budget","pad":"` + strings.Repeat("p", size) + `"}]}`
