@@ -78,6 +78,19 @@ func main() {
 	}
 }
 
+// runs reports whether the scenario named is to be run (-only).
+func (c config) runs(name string) bool {
+	if strings.TrimSpace(c.Only) == "" {
+		return true
+	}
+	for _, n := range strings.Split(c.Only, ",") {
+		if strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
+}
+
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
@@ -166,6 +179,25 @@ func run(ctx context.Context, cfg config) (err error) {
 		"--scopes", "catalog:read", "--rate-limit", "0", "--json"); err != nil {
 		return err
 	}
+	// the attackers' keys: one with the default rate limit, four unlimited
+	var attacker struct {
+		Key string `json:"key"`
+	}
+	if err := cliJSON(ctx, bin, data, &attacker, "apikey", "create", "--org", orgID, "--name", "attacker",
+		"--scopes", "catalog:submit", "--json"); err != nil {
+		return err
+	}
+	var unlimited []string
+	for i := range 4 {
+		var k struct {
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", fmt.Sprintf("attacker %d", i+2),
+			"--scopes", "catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		unlimited = append(unlimited, k.Key)
+	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
 	if !cfg.SkipPeer {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
@@ -176,7 +208,8 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix())}
+	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
+		AttackKey: attacker.Key, AttackKeys: unlimited}
 
 	logf("starting serve")
 	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)
@@ -191,17 +224,11 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 
 	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
-	only := map[string]bool{}
-	for _, name := range strings.Split(cfg.Only, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			only[name] = true
-		}
-	}
 	for _, sc := range scenarios(tg, cfg) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if len(only) > 0 && !only[sc.Name] {
+		if !cfg.runs(sc.Name) {
 			continue
 		}
 		rep.Scenarios = append(rep.Scenarios, h.run(sc, false))
