@@ -221,8 +221,8 @@ func scanLogs(auxDB, serverLog string) logSummary {
 	// attacks send dry runs
 	const notAttack = ` AND COALESCE(data ->> '$.url', '') NOT LIKE '%dryRun=true%'`
 	err = db.QueryRow(`SELECT
-		(SELECT COUNT(*) FROM _logs WHERE level >= 8 AND COALESCE(CAST(data ->> '$.status' AS INTEGER), 500) >= 500` + notAttack + `),
-		(SELECT COUNT(*) FROM _logs WHERE CAST(data ->> '$.status' AS INTEGER) >= 500` + notAttack + `),
+		(SELECT COUNT(*) FROM _logs WHERE level >= 8 AND COALESCE(CAST(data ->> '$.status' AS INTEGER), 500) >= 500`+notAttack+`),
+		(SELECT COUNT(*) FROM _logs WHERE CAST(data ->> '$.status' AS INTEGER) >= 500`+notAttack+`),
 		(SELECT COUNT(*) FROM _logs WHERE message LIKE '%database is locked%' OR data LIKE '%database is locked%')`).
 		Scan(&s.Errors, &s.Requests5xx, &s.Locked)
 	if err != nil {
