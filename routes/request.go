@@ -15,21 +15,13 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// errRequestTooLarge is the 413 of a body past its route's limit.
-var errRequestTooLarge = apis.ErrRequestEntityTooLarge
-
-// tooLarge reports whether err is a read past the route's body limit.
-func tooLarge(err error) bool {
-	return errors.Is(err, apis.ErrRequestEntityTooLarge)
-}
-
 // readJSON decodes a small request body into dst: 413 past the route's body
 // limit, 400 for anything that is not JSON of dst's shape. (Submissions,
 // up to 16 MiB, are read as a stream instead: readSubmission.)
 func readJSON(e *core.RequestEvent, dst any) error {
 	body, err := io.ReadAll(e.Request.Body)
-	if tooLarge(err) {
-		return errRequestTooLarge
+	if errors.Is(err, apis.ErrRequestEntityTooLarge) {
+		return apis.ErrRequestEntityTooLarge
 	}
 	if err != nil {
 		return e.BadRequestError("Could not read the request body.", nil)

@@ -23,7 +23,7 @@ import (
 
 // fuzzSubmissionPath is every key a refused submission may name in data.
 var fuzzSubmissionPath = regexp.MustCompile(`^(externalSubmissionId|items(\.\d+(\.(sku|confidence|name|slug|description|` +
-	`files(\.\d+)?|attributes(\.\d+(\.(attribute|option\.optionId))?)?))?)?)$`)
+	`files(\.\d+)?|attributes(\.\d+(\.option\.optionId)?)?))?)?)$`)
 
 // fuzzSKUPath is every key a refused SKU lookup may name in data.
 var fuzzSKUPath = regexp.MustCompile(`^skus(\.\d+)?$`)

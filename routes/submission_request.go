@@ -9,6 +9,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -169,8 +170,8 @@ func (r submissionRequest) validate() ([]enrichment.Proposal, string, validation
 // bodyError is the answer to a body that could not be read as JSON: 413
 // past the route's body limit, 400 otherwise.
 func bodyError(e *core.RequestEvent, err error) error {
-	if tooLarge(err) {
-		return errRequestTooLarge
+	if errors.Is(err, apis.ErrRequestEntityTooLarge) {
+		return apis.ErrRequestEntityTooLarge
 	}
 	return e.BadRequestError("The request body is not valid JSON.", nil)
 }
