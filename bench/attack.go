@@ -100,7 +100,7 @@ type attackResult struct {
 	IdleAnonMB    float64 `json:"idleAnonMB"`    // RssAnon before the attack (mean over 2 s)
 	PeakAnonMB    float64 `json:"peakAnonMB"`    // RssAnon at its peak during the attack
 	BackToMB      float64 `json:"backToMB"`      // the level that counts as back: idle + nearIdle
-	ReturnSeconds float64 `json:"returnSeconds"` // from the attack's last answer until RssAnon was back; -1: not within attackSettle
+	ReturnSeconds float64 `json:"returnSeconds"` // from the attack's last answer until RssAnon was back; -1: not while watched
 	AfterAnonMB   float64 `json:"afterAnonMB"`   // RssAnon at the end of the watch
 }
 
@@ -120,10 +120,10 @@ func (h *harness) idleAnon() int64 {
 }
 
 // settle watches the server's RssAnon after a load that ended at end, for
-// up to attackSettle, until it is back within nearIdle of idle.
-func (h *harness) settle(idle int64, end time.Time) attackResult {
+// up to watch, until it is back within nearIdle of idle.
+func (h *harness) settle(idle int64, end time.Time, watch time.Duration) attackResult {
 	r := attackResult{IdleAnonMB: mb(idle), BackToMB: mb(idle + nearIdle), ReturnSeconds: -1}
-	for time.Since(end) < attackSettle && h.ctx.Err() == nil {
+	for time.Since(end) < watch && h.ctx.Err() == nil {
 		time.Sleep(sampleEvery)
 		w := h.srv.window(end, time.Now())
 		if len(w) == 0 {

@@ -23,7 +23,8 @@ type scenario struct {
 	Workers  []assignment
 	Duration time.Duration // 0: the -duration flag
 	// Settle, when set, measures the server's memory around the load: its
-	// level before, and how long it takes to come back once the load ends.
+	// level before, and how long (watched up to Settle) it takes to come
+	// back once the load ends.
 	Settle time.Duration
 }
 
@@ -190,7 +191,7 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 		r.RSSSeries, r.AnonSeries = downsample(window, start)
 	}
 	if sc.Settle > 0 {
-		a := h.settle(idle, end)
+		a := h.settle(idle, end, sc.Settle)
 		a.PeakAnonMB = r.ServerAnonPeakMB
 		r.Attack = &a
 		logf("%-16s RssAnon %.0f MB before, peak %.0f MB, back within %.0f MB of it %.2f s after the last answer (%.0f MB then)",

@@ -257,7 +257,7 @@ func (r *report) attackTargets(add func(name, goal, measured string, value float
 			fmt.Sprintf("p50 %.1f ms, p95 %.1f ms, max %.0f ms; %d requests, %d failed",
 				bystander.Latency.P50, bystander.Latency.P95, bystander.Latency.Max, bystander.Requests, bystander.Errors),
 			bystander.Latency.P50, is(bystander.Requests > 0 && bystander.Errors == 0), s)
-		back := "not within 20 s"
+		back := fmt.Sprintf("not within %s", attackSettle)
 		if m.ReturnSeconds >= 0 {
 			back = fmt.Sprintf("%.1f s", m.ReturnSeconds)
 		}
