@@ -79,6 +79,19 @@ func main() {
 	}
 }
 
+// runs reports whether the scenario named is to be run (-only).
+func (c config) runs(name string) bool {
+	if strings.TrimSpace(c.Only) == "" {
+		return true
+	}
+	for _, n := range strings.Split(c.Only, ",") {
+		if strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
+}
+
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
@@ -167,6 +180,25 @@ func run(ctx context.Context, cfg config) (err error) {
 		"--scopes", "catalog:read", "--rate-limit", "0", "--json"); err != nil {
 		return err
 	}
+	// the attackers' keys: one with the default rate limit, four unlimited
+	var attacker struct {
+		Key string `json:"key"`
+	}
+	if err := cliJSON(ctx, bin, data, &attacker, "apikey", "create", "--org", orgID, "--name", "attacker",
+		"--scopes", "catalog:submit", "--json"); err != nil {
+		return err
+	}
+	var unlimited []string
+	for i := range 4 {
+		var k struct {
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", fmt.Sprintf("attacker %d", i+2),
+			"--scopes", "catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		unlimited = append(unlimited, k.Key)
+	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
 	if !cfg.SkipPeer {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
@@ -178,7 +210,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
-		SubmitKeys: map[string]string{}}
+		SubmitKeys: map[string]string{}, AttackKey: attacker.Key, AttackKeys: unlimited}
 	for _, name := range append(slices.Clone(submitKinds), webhookKey) {
 		var k struct {
 			Key string `json:"key"`
@@ -203,22 +235,16 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 
 	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
-	only := map[string]bool{}
-	for _, name := range strings.Split(cfg.Only, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			only[name] = true
-		}
-	}
 	for _, sc := range scenarios(tg, cfg) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if len(only) > 0 && !only[sc.Name] {
+		if !cfg.runs(sc.Name) {
 			continue
 		}
 		rep.Scenarios = append(rep.Scenarios, h.run(sc, false))
 	}
-	if (len(only) == 0 || only["webhooks"]) && ctx.Err() == nil {
+	if cfg.runs("webhooks") && ctx.Err() == nil {
 		if rep.Webhooks, err = h.measureWebhooks(tg); err != nil {
 			return fmt.Errorf("webhooks: %w", err)
 		}

@@ -66,6 +66,10 @@ type target struct {
 	Org        string
 	Products   []product
 	RunID      string // makes externalSubmissionIds unique across runs
+	// AttackKey (the default rate limit) and AttackKeys (unlimited) are
+	// catalog:submit keys of the same organization for the attacks
+	AttackKey  string
+	AttackKeys []string
 }
 
 func (t *target) keyHeader() http.Header {

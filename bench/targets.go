@@ -86,7 +86,9 @@ func (r *report) finish() {
 		text, over, nil, health, tmpl)
 	all5xx, allErr := 0, 0
 	for _, s := range r.Scenarios {
-		all5xx += s.Status5xx
+		if s.Attack == nil { // an attack's 503s are its measure
+			all5xx += s.Status5xx
+		}
 		allErr += s.Errors
 	}
 	logs := r.Server.Logs
@@ -122,6 +124,7 @@ func (r *report) finish() {
 	if r.Soak != nil {
 		r.Server.PeakAnonMB = max(r.Server.PeakAnonMB, r.Soak.Load.ServerAnonPeakMB)
 	}
+	r.attackTargets(add)
 	// VmRSS includes the memory-mapped database pages (file cache, growing
 	// with the file); RssAnon is the process's own memory
 	memText := fmt.Sprintf("peak %.0f MB VmRSS under the mixed load (%.0f MB at its end); whole run: VmHWM %.0f MB; RssAnon not recorded in this result",
@@ -244,4 +247,37 @@ func (r *report) markdown() string {
 		thousands(float64(r.Import.Products)), r.Import.FileMB, r.Import.Seconds, thousands(r.Import.ProductsPerSec),
 		r.Import.PeakRSSMB, r.Import.CPU, r.Import.OtherCPU, r.Server.PeakRSSMB, anon)
 	return b.String()
+}
+
+// attackTargets adds the goals of the memory attacks: the server's own
+// memory under the attack, another key's small requests meanwhile, and the
+// memory's return once the attack ends.
+func (r *report) attackTargets(add func(name, goal, measured string, value float64, met *bool, needs ...*scenarioResult)) {
+	for _, a := range []struct{ name, what string }{
+		{"attack", "40 concurrent 16 MiB submissions from one key"},
+		{"attack-80", "80 concurrent 16 MiB submissions from four unlimited keys"},
+	} {
+		s := r.scenario(a.name)
+		if s.Attack == nil {
+			add("Server memory (RssAnon) under "+a.what, "< 1 GiB", "not run (-only attack)", 0, nil)
+			continue
+		}
+		m, attack, bystander := s.Attack, s.kind(a.name), s.kind(a.name+"-bystander")
+		add("Server memory (RssAnon) under "+a.what, "< 1 GiB",
+			fmt.Sprintf("peak %.0f MB (%.0f MB before); the submissions: %d answered 200, %d 503 (busy), %d 429 (rate limit)",
+				m.PeakAnonMB, m.IdleAnonMB, attack.Status["200"], attack.Status["503"], attack.Status["429"]),
+			m.PeakAnonMB, is(m.PeakAnonMB < 1024), s)
+		add("Another key's small requests during that attack (a page of 20 products)", "all answered",
+			fmt.Sprintf("p50 %.1f ms, p95 %.1f ms, max %.0f ms; %d requests, %d failed",
+				bystander.Latency.P50, bystander.Latency.P95, bystander.Latency.Max, bystander.Requests, bystander.Errors),
+			bystander.Latency.P50, is(bystander.Requests > 0 && bystander.Errors == 0), s)
+		back := fmt.Sprintf("not within %s", attackSettle)
+		if m.ReturnSeconds >= 0 {
+			back = fmt.Sprintf("%.1f s", m.ReturnSeconds)
+		}
+		add("Memory back near its level before, once that attack ends", "≤ 10 s",
+			fmt.Sprintf("%s (RssAnon within %.0f MB of %.0f MB; %.0f MB at the end of the watch)",
+				back, mb(nearIdle), m.IdleAnonMB, m.AfterAnonMB),
+			m.ReturnSeconds, is(m.ReturnSeconds >= 0 && m.ReturnSeconds <= 10), s)
+	}
 }

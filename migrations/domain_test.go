@@ -81,6 +81,14 @@ func TestSchemaMatchesDomain(t *testing.T) {
 		textMax(f.collection, f.field, f.max)
 	}
 
+	// a proposal's lists are dropped when they would not fit these
+	for _, field := range []string{"attributes", "files"} {
+		f, ok := collection(schema.Products).Fields.GetByName(field).(*core.JSONField)
+		if !ok || f.CalculateMaxBodySize() != enrichment.MaxJSONFieldSize {
+			t.Errorf("products.%s does not hold %d bytes of JSON, as the domain says", field, enrichment.MaxJSONFieldSize)
+		}
+	}
+
 	for _, name := range []string{schema.Organizations, schema.APIClients, schema.AttributeTemplates,
 		schema.AttributeOptions, schema.Brands, schema.Products, schema.Revisions, schema.Webhooks, schema.WebhookDeliveries} {
 		id, _ := collection(name).Fields.GetByName("id").(*core.TextField)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/catalog-enrichment/enrichment/bodybudget"
 	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/apis"
@@ -41,12 +42,14 @@ func table() []route {
 // Register serves the enrichment API on app.
 func Register(app core.App) {
 	limiter := ratelimit.New(nil)
+	bodies := bodybudget.New(bodyBudget)
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
+			se.Router.Bind(serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
-			g.Bind(requireAPIKey(limiter))
+			g.Bind(requireAPIKey(limiter), readOnce())
 			for _, r := range routes {
 				limit := r.BodyLimit
 				if limit == 0 {
@@ -59,7 +62,7 @@ func Register(app core.App) {
 					continue
 				}
 				g.Route(r.Method, r.Path, r.Handler).
-					Bind(requireScope(r.Scope), apis.BodyLimit(limit))
+					Bind(requireScope(r.Scope), apis.BodyLimit(limit), apiBodies(bodies, limit))
 			}
 			// note: no key needed to learn that a path or method does not exist;
 			// one pattern per method, as an any-method pattern would conflict

@@ -26,11 +26,10 @@ func submissionsCreate(e *core.RequestEvent) error {
 	if err != nil {
 		return e.BadRequestError("Invalid dryRun: "+err.Error(), nil)
 	}
-	var req submissionRequest
-	if err := readJSON(e, &req); err != nil {
+	req, err := readSubmission(e, !dryRun)
+	if err != nil {
 		return err
 	}
-	key := req.idempotencyKey(dryRun)
 	proposals, message, errs := req.validate()
 	if errs != nil {
 		return e.BadRequestError(message, errs)
@@ -38,9 +37,8 @@ func submissionsCreate(e *core.RequestEvent) error {
 
 	client, st := requestClient(e), store.New(e.App)
 	opts := store.SubmitOptions{DryRun: dryRun}
-	if key != nil {
-		k := key()
-		claim, err := idempotencyOf(e.App).begin(st, client.ID, k)
+	if k := req.idempotencyKey(); k != nil {
+		claim, err := idempotencyOf(e.App).begin(st, client.ID, *k)
 		switch {
 		case errors.Is(err, errIdempotencyBusy):
 			return e.Error(http.StatusConflict, "A request with this externalSubmissionId is still being processed; retry once it has finished.", nil)
@@ -54,7 +52,7 @@ func submissionsCreate(e *core.RequestEvent) error {
 			e.Response.Header().Set(ReplayedHeader, "true")
 			return e.Blob(http.StatusOK, "application/json", claim.replay)
 		}
-		opts.ExternalID, opts.Idempotency = k.Key, &k
+		opts.ExternalID, opts.Idempotency = k.Key, k
 	}
 
 	results, err := st.Submit(requestOrg(e), client.ID, proposals, opts)

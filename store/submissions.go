@@ -59,12 +59,17 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 
 	results := make([]enrichment.SubmissionResult, len(proposals))
 	var created []int // indexes of CREATED results
-	for i, p := range proposals {
+	for i := range proposals {
+		found := matches[proposals[i].SKU]
+		if len(found) == 1 {
+			dropUnmergeable(&proposals[i], found[0])
+		}
+		p := proposals[i]
 		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored}
 		if r.IgnoredFields == nil {
 			r.IgnoredFields = []string{}
 		}
-		if found := matches[p.SKU]; len(found) == 1 {
+		if len(found) == 1 {
 			id := ParseID(found[0].ID)
 			r.ProductID = &id
 			r.Status = enrichment.ResultRejectedFields
@@ -248,6 +253,22 @@ func storedArray(raw []byte) jsontext.Value {
 		return jsontext.Value("[]")
 	}
 	return v
+}
+
+// dropUnmergeable drops proposed attributes that, merged into the
+// product's, could exceed what its attributes field holds, and lists them
+// as ignored: every CREATED revision must be acceptable. The sum of both
+// lists' JSON bounds the merge's.
+func dropUnmergeable(p *enrichment.Proposal, product submissionProduct) {
+	if p.Fields.Attributes == nil {
+		return
+	}
+	proposed, err := json.Marshal(*p.Fields.Attributes)
+	if err == nil && len(product.Attributes)+len(proposed) <= enrichment.MaxJSONFieldSize {
+		return
+	}
+	p.Fields.Attributes = nil
+	p.Ignored = append(p.Ignored, "attributes")
 }
 
 // matchSKUs loads org's active products whose SKU a proposal names, by SKU;
