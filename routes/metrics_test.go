@@ -123,6 +123,7 @@ func seedClosed(t testing.TB, app core.App, f *fixture.Fixture, ids []int64) {
 			t.Fatal(err)
 		}
 	}
+	recount(t, app, map[enrichment.Org]bool{a.Org: true})
 }
 
 // httpCase is one row of a table played against one seeded app.

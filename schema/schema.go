@@ -40,7 +40,14 @@ const (
 	// ChangesHorizonTable holds the last sequence number purged from the
 	// change feed: a cursor before it may have missed changes.
 	ChangesHorizonTable = "_enrichment_changes_horizon"
+	// MetricCountsTable counts each API client's revisions by state, band
+	// and reason, over all time, per month and per day
+	// (store/metric_counts.go).
+	MetricCountsTable = "_enrichment_metric_counts"
 )
+
+// MetricCountsOrgTrigger empties the metric counters with their organization.
+const MetricCountsOrgTrigger = "enrichment_metric_counts_organization_delete"
 
 // ChangeTriggers write the change feed for product updates and deletions
 // (and empty it with its organization). Inserts are written by the import
