@@ -60,11 +60,11 @@ var ChangeTriggers = []string{
 }
 
 // GenerationTriggers keep GenerationsTable: every write that can change an
-// organization's keys, its templates or which products its export holds, in
-// any process, bumps that organization's counter. Product inserts are the
-// exception: the import bumps once per import, and hooks bump for records
-// created through PocketBase (a trigger per inserted row made imports
-// markedly slower).
+// organization's keys, its templates and options, its brands or which
+// products its export holds, in any process, bumps that organization's
+// counter. Product inserts are the exception: the import bumps once per
+// import, and hooks bump for records created through PocketBase (a trigger
+// per inserted row made imports markedly slower).
 var GenerationTriggers = []string{
 	"enrichment_generation_api_clients_insert",
 	"enrichment_generation_api_clients_update",
@@ -77,6 +77,9 @@ var GenerationTriggers = []string{
 	"enrichment_generation_options_delete",
 	"enrichment_generation_products_update",
 	"enrichment_generation_products_delete",
+	"enrichment_generation_brands_insert",
+	"enrichment_generation_brands_update",
+	"enrichment_generation_brands_delete",
 }
 
 // Indexes that queries name (INDEXED BY) because the planner, with sampled

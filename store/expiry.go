@@ -77,15 +77,15 @@ func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time)
 	var expired []int64
 	err := s.Transaction(func(tx *Store) error {
 		stamp := FormatTime(now)
-		params := dbx.Params{"org": string(org), "now": stamp}
+		params := dbx.Params{"org": string(org), "now": stamp, "ids": inValues(ids)}
 		var rows []struct {
 			ID      int64          `db:"id"`
 			Client  string         `db:"apiClient"`
 			Created types.DateTime `db:"created"`
 		}
 		err := tx.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'expired', [[closedAt]] = {:now}, [[updated]] = {:now}
-			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND [[id]] IN (` + placeholders("r", len(ids)) + `)
-			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]]`).Bind(namedParams(params, "r", ids)).All(&rows)
+			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + inList("id", "ids") + `
+			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]]`).Bind(params).All(&rows)
 		if err != nil {
 			return fmt.Errorf("expire revisions of organization %s: %w", org, err)
 		}

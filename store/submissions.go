@@ -36,6 +36,8 @@ type submissionProduct struct {
 	Files       []byte `db:"files"`
 }
 
+func (r submissionProduct) recordID() string { return r.ID }
+
 // revisionInsert writes a new revision; one that a later item of the same
 // batch superseded is born superseded.
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
@@ -293,8 +295,7 @@ func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
 	}
-	var rows []submissionProduct
-	err := s.activeBySKU(org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"}, &rows)
+	rows, err := activeBySKU[submissionProduct](s, org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"})
 	if err != nil {
 		return nil, fmt.Errorf("match submitted skus: %w", err)
 	}

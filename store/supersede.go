@@ -92,9 +92,9 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]]
 		FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
-		AND [[product]] IN (` + placeholders("p", len(products)) + `)
+		AND ` + inList("product", "products") + `
 		ORDER BY CAST([[id]] AS INTEGER)`).
-		Bind(namedParams(dbx.Params{"org": string(org), "client": FormatID(client)}, "p", products)).
+		Bind(dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find pending proposals of client %d: %w", client, err)
