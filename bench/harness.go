@@ -70,8 +70,16 @@ func scenarios(t *target, cfg config) []scenario {
 			t.submit("submit1000-c1-supersede30", 1000, 2, 0.3), 1),
 		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4, 0), 4),
 		one("GET /acceptance-rate over everything the 4 writers submitted", t.metrics(), c),
-		mixed(t, cfg, "mixed"),
 	)
+	if t.HistoryKey != "" {
+		list = append(list,
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, no window", cfg.Revisions),
+				t.metricsHistory("metrics-history", false), c),
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, since and until at random instants", cfg.Revisions),
+				t.metricsHistory("metrics-history-window", true), c),
+		)
+	}
+	list = append(list, mixed(t, cfg, "mixed"))
 	// note: last, so that the memory they measure is not what an earlier
 	// scenario left; the bodies are made only when an attack will run
 	if !cfg.runs("attack") && !cfg.runs("attack-80") {

@@ -38,6 +38,7 @@ type config struct {
 	Only        string        `json:"only,omitempty"`
 	WaitIdle    time.Duration `json:"-"`
 	CPUProfile  string        `json:"cpuProfile,omitempty"`
+	Revisions   int           `json:"revisions"`
 	// for the report
 	DurationText string `json:"duration"`
 	SoakText     string `json:"soak"`
@@ -55,6 +56,7 @@ func main() {
 	flag.DurationVar(&cfg.WaitIdle, "wait-idle", 0, "before each scenario, wait up to this long for other processes to leave the CPUs alone (a shared machine)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "serve a profiling build of the service (bench/profserver) and write a CPU profile per scenario into this folder")
 	render := flag.String("render", "", "only recompute the targets and redraw latest.md and latest.svg of this latest.json (after a change to the harness)")
+	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
 	flag.Parse()
 	if *render != "" {
@@ -64,8 +66,8 @@ func main() {
 		}
 		return
 	}
-	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 {
-		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0")
+	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 || cfg.Revisions < 0 {
+		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0, -revisions ≥ 0")
 		os.Exit(2)
 	}
 	cfg.DurationText, cfg.SoakText = cfg.Duration.String(), cfg.Soak.String()
@@ -222,6 +224,25 @@ func run(ctx context.Context, cfg config) (err error) {
 		tg.SubmitKeys[name] = k.Key
 	}
 
+	if cfg.Revisions > 0 && (cfg.runs("metrics-history") || cfg.runs("metrics-history-window")) {
+		var k struct {
+			ID  int64  `json:"id"`
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench history",
+			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		logf("seeding %d revisions of one client over %d days, then metrics recount", cfg.Revisions, historyDays)
+		seconds, err := seedHistory(ctx, bin, data, orgID, fmt.Sprint(k.ID), cfg.Revisions)
+		if err != nil {
+			return fmt.Errorf("seed the metrics history: %w", err)
+		}
+		rep.History = &historyResult{Revisions: cfg.Revisions, Days: historyDays, Seconds: round(seconds, 1)}
+		tg.HistoryKey = k.Key
+		logf("seeded in %.1f s", seconds)
+	}
+
 	logf("starting serve")
 	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)
 	if err != nil {
@@ -325,6 +346,9 @@ type importResult struct {
 	PeakRSSMB      float64 `json:"peakRSSMB"` // the kernel's max RSS of the process
 	CPU            float64 `json:"cpuCores"`  // the import's own CPU over its wall time
 	OtherCPU       float64 `json:"otherProcessesCPUCores"`
+	// the data folder's database (with its WAL) once the import is done
+	DatabaseMB      float64 `json:"databaseMB"`
+	BytesPerProduct float64 `json:"databaseBytesPerProduct"`
 }
 
 func importCatalog(ctx context.Context, bin, dir, org, path string) (importResult, error) {
@@ -346,12 +370,20 @@ func importCatalog(ctx context.Context, bin, dir, org, path string) (importResul
 		return importResult{}, err
 	}
 	n := counts.Created + counts.Updated
+	var dbBytes int64
+	for _, f := range []string{"data.db", "data.db-wal"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			dbBytes += fi.Size()
+		}
+	}
 	return importResult{
 		Products: n, FileMB: mb(info.Size()), Seconds: round(res.Wall.Seconds(), 3),
-		ProductsPerSec: round(float64(n)/res.Wall.Seconds(), 0),
-		PeakRSSMB:      mb(max(res.MaxRSS, res.HWMSeen)),
-		CPU:            round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
-		OtherCPU:       round(max(0, others)/res.Wall.Seconds(), 2),
+		ProductsPerSec:  round(float64(n)/res.Wall.Seconds(), 0),
+		PeakRSSMB:       mb(max(res.MaxRSS, res.HWMSeen)),
+		CPU:             round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
+		OtherCPU:        round(max(0, others)/res.Wall.Seconds(), 2),
+		DatabaseMB:      mb(dbBytes),
+		BytesPerProduct: round(float64(dbBytes)/float64(max(n, 1)), 0),
 	}, nil
 }
 

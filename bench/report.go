@@ -26,6 +26,7 @@ type report struct {
 	} `json:"server"`
 	Soak     *soakResult    `json:"soak,omitempty"`
 	Webhooks *webhookResult `json:"webhooks,omitempty"`
+	History  *historyResult `json:"history,omitempty"`
 	Targets  []targetRow    `json:"targets"`
 }
 

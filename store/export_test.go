@@ -12,3 +12,6 @@ func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window) (enri
 	m.Finish()
 	return m, nil
 }
+
+// CounterColumnNames are the metric counters' columns as the store writes them.
+func CounterColumnNames() []string { return counterNames("") }

@@ -20,27 +20,18 @@ type Window struct {
 
 // metricsCount is one group of the metrics query.
 type metricsCount struct {
-	Client string `db:"client"`
 	Band   string `db:"band"`
 	Status string `db:"status"`
 	Reason string `db:"reason"`
 	N      int    `db:"n"`
 }
 
-// add folds the count into m.
-func (c metricsCount) add(m *enrichment.AcceptanceMetrics) {
-	m.Count(c.Status, c.Band, c.N)
-	if c.Reason != "" {
-		m.CountReason(c.Reason, c.N)
-	}
-}
-
 // AcceptanceMetrics counts the revisions that API client submitted for org
-// within w: the whole window from the "all" counters when it is unbounded,
-// else its whole months and days from the counters (store/metric_counts.go)
-// and its partial days at the edges from the revisions' indexes. Its cost
-// does not grow with the revisions: at most a few dozen counter rows per
-// day and month, and at most two days of index entries.
+// within w: from the "all" counters when it is unbounded, else from the
+// counters of its whole months, days and hours (store/metric_counts.go)
+// and from the revisions' indexes for its partial hours at the edges. Its
+// cost does not grow with the revisions: at most about a hundred bucket
+// rows, and the index entries of two hours.
 func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
 	if err := s.countWindow(org, client, w, &m); err != nil {
@@ -50,22 +41,27 @@ func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (e
 	return m, nil
 }
 
+// Bounds of an open window side, far outside any revision's time.
+var (
+	beforeAll = time.Unix(0, 0).UTC()
+	afterAll  = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
 // countWindow adds client's revisions within w to m.
 func (s *Store) countWindow(org enrichment.Org, client int64, w Window, m *enrichment.AcceptanceMetrics) error {
-	who := FormatID(client)
 	if w.Since.IsZero() && w.Until.IsZero() {
-		return s.addCounters(org, who, spanAll, "", "", m)
+		return s.addCounters(org, client, []bucketRange{{span: spanAll}}, m)
 	}
-	// the whole days inside (since, until): from the first day that starts
+	// the whole hours inside (since, until): from the first hour that starts
 	// after since to the last that ends by until
-	first, last := time.Unix(0, 0).UTC(), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+	first, last := beforeAll, afterAll
 	if !w.Since.IsZero() {
-		first = dayOf(w.Since).AddDate(0, 0, 1)
+		first = nextBucket(spanHour, bucketStart(spanHour, w.Since))
 	}
 	if !w.Until.IsZero() {
-		last = dayOf(w.Until)
+		last = bucketStart(spanHour, w.Until)
 	}
-	if !first.Before(last) { // no whole day: at most two days of index entries
+	if !first.Before(last) { // no whole hour: at most two hours of index entries
 		return s.addIndexed(org, client, w, m)
 	}
 	if !w.Since.IsZero() {
@@ -79,61 +75,84 @@ func (s *Store) countWindow(org enrichment.Org, client int64, w Window, m *enric
 			return err
 		}
 	}
-	// whole months where they fit, days around them
-	firstMonth, lastMonth := monthOf(first), monthOf(last)
-	if !firstMonth.Equal(first) {
-		firstMonth = firstMonth.AddDate(0, 1, 0)
-	}
-	if !firstMonth.Before(lastMonth) {
-		return s.addCounters(org, who, spanDay, FormatTime(first), FormatTime(last), m)
-	}
-	if err := s.addCounters(org, who, spanDay, FormatTime(first), FormatTime(firstMonth), m); err != nil {
-		return err
-	}
-	if err := s.addCounters(org, who, spanMonth, FormatTime(firstMonth), FormatTime(lastMonth), m); err != nil {
-		return err
-	}
-	return s.addCounters(org, who, spanDay, FormatTime(lastMonth), FormatTime(last), m)
+	return s.addCounters(org, client, cover(first, last, spanMonth), m)
 }
 
-func dayOf(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+// bucketRange is the buckets of one span whose start is in [from, to).
+type bucketRange struct {
+	span     string
+	from, to time.Time
 }
 
-func monthOf(t time.Time) time.Time {
-	t = t.UTC()
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
+// finer is the span below each bucketed span.
+var finer = map[string]string{spanMonth: spanDay, spanDay: spanHour}
 
-// addCounters adds client's counters of span whose start is in [from, to)
-// (both "" for the all span) to m.
-func (s *Store) addCounters(org enrichment.Org, client, span, from, to string, m *enrichment.AcceptanceMetrics) error {
-	q := s.db().Select("status", "band", "reason", "SUM(n) AS n").From(schema.MetricCountsTable).
-		Where(dbx.HashExp{"organization": string(org), "client": client, "span": span}).
-		GroupBy("status", "band", "reason")
-	if span != spanAll {
-		q.AndWhere(dbx.NewExp("start >= {:from} AND start < {:to}", dbx.Params{"from": from, "to": to}))
+// cover splits [from, to), both on hour boundaries, into the fewest buckets:
+// whole buckets of span where they fit and finer ones around them.
+func cover(from, to time.Time, span string) []bucketRange {
+	if !from.Before(to) {
+		return nil
 	}
-	var counts []metricsCount
-	if err := q.All(&counts); err != nil {
+	if span == spanHour {
+		return []bucketRange{{spanHour, from, to}}
+	}
+	start := bucketStart(span, from)
+	if start.Before(from) {
+		start = nextBucket(span, start)
+	}
+	end := bucketStart(span, to)
+	if !start.Before(end) {
+		return cover(from, to, finer[span])
+	}
+	return append(append(cover(from, start, finer[span]), bucketRange{span, start, end}), cover(end, to, finer[span])...)
+}
+
+// addCounters adds client's counters of the bucket ranges to m, read in one
+// statement: a UNION ALL of one range seek per span on the primary key (an
+// OR of the ranges would make SQLite read every bucket of the client).
+func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, m *enrichment.AcceptanceMetrics) error {
+	params := dbx.Params{"org": string(org), "client": FormatID(client)}
+	names := counterNames("")
+	parts := make([]string, len(ranges))
+	for i, r := range ranges {
+		n := strconv.Itoa(i)
+		params["span"+n] = r.span
+		parts[i] = "SELECT " + strings.Join(names, ", ") + " FROM " + schema.MetricCountsTable +
+			" WHERE [[organization]] = {:org} AND [[client]] = {:client} AND [[span]] = {:span" + n + "}"
+		if r.span != spanAll {
+			params["from"+n], params["to"+n] = FormatTime(r.from), FormatTime(r.to)
+			parts[i] += " AND [[start]] >= {:from" + n + "} AND [[start]] < {:to" + n + "}"
+		}
+	}
+	sums := make([]string, len(names))
+	for i, n := range names {
+		sums[i] = "COALESCE(SUM(" + n + "), 0)"
+	}
+	c := newCounts()
+	dest := make([]any, len(c))
+	for i := range c {
+		dest[i] = &c[i]
+	}
+	err := s.db().NewQuery("SELECT " + strings.Join(sums, ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")").
+		Bind(params).Row(dest...)
+	if err != nil {
 		return fmt.Errorf("read counters: %w", err)
 	}
-	for _, c := range counts {
-		c.add(m)
-	}
+	c.addTo(m)
 	return nil
 }
 
 // addIndexed counts client's revisions within w from the indexes, into m.
 func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, m *enrichment.AcceptanceMetrics) error {
-	counts, err := s.metricsCounts(org, client, w)
+	groups, err := s.metricsCounts(org, client, w)
 	if err != nil {
 		return err
 	}
-	for _, c := range counts {
-		c.add(m)
+	c := newCounts()
+	for _, g := range groups {
+		c.count(g.Status, g.Band, g.Reason, g.N)
 	}
+	c.addTo(m)
 	return nil
 }
 
@@ -141,25 +160,29 @@ func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, m *enrich
 // submitted anything, in id order, and of all of them together, without a
 // window: the reviewers' overview, from the "all" counters.
 func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
-	var counts []metricsCount
-	err := s.db().Select("client", "status", "band", "reason", "n").From(schema.MetricCountsTable).
-		Where(dbx.HashExp{"organization": string(org), "span": spanAll}).All(&counts)
+	rows, err := s.db().Select(append([]string{"client"}, counterNames("")...)...).From(schema.MetricCountsTable).
+		Where(dbx.HashExp{"organization": string(org), "span": spanAll}).Rows()
 	if err != nil {
+		return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
+	}
+	defer rows.Close()
+	byClient := map[int64]*enrichment.AcceptanceMetrics{}
+	for rows.Next() {
+		var client string
+		c, err := scanCounts(rows, &client)
+		if err != nil {
+			return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
+		}
+		m := enrichment.NewAcceptanceMetrics()
+		c.addTo(&m)
+		byClient[ParseID(client)] = &m
+	}
+	if err := rows.Err(); err != nil {
 		return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
 	}
 	clients, err := s.Clients(org)
 	if err != nil {
 		return enrichment.Overview{}, err
-	}
-	byClient := map[int64]*enrichment.AcceptanceMetrics{}
-	for _, c := range counts {
-		id := ParseID(c.Client)
-		m := byClient[id]
-		if m == nil {
-			fresh := enrichment.NewAcceptanceMetrics()
-			m, byClient[id] = &fresh, &fresh
-		}
-		c.add(m)
 	}
 	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
 	for _, c := range clients {
@@ -181,8 +204,8 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 
 // metricsCounts counts the revisions of org's client within w from the
 // revisions themselves, by status, band and reason: the edges of a window
-// (see countWindow). The database does the counting, in one statement of three parts, each answered from a covering
-// index (see migrations/1795272800_review_loop.go), so no revision record is
+// (see countWindow). The database does the counting, in one statement of
+// three parts, each answered from a covering index (see migrations/1795272800_review_loop.go), so no revision record is
 // read and the cost grows with the index entries in the window:
 //   - decided: grouped by status, band and reason in the index's own order
 //     (no sort); listing every band and reason value, "" included, turns the

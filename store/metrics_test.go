@@ -13,10 +13,10 @@ import (
 )
 
 // TestWindowsFromCountersMatchTheIndex: for revisions spread over four
-// months and windows at arbitrary instants (some on day and month
-// boundaries, some open), the metrics made of whole months and days from
-// the counters and the edges from the indexes equal a count of the
-// revisions themselves.
+// months and windows at arbitrary instants (some on hour, day and month
+// boundaries or a millisecond off them, some open, some short), the
+// metrics made of whole months, days and hours from the counters and the
+// edges from the indexes equal a count of the revisions themselves.
 func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
@@ -25,7 +25,13 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 1))
 	origin := time.Date(2024, 5, 28, 0, 0, 0, 0, time.UTC)
 	span := 120 * 24 * time.Hour
-	moment := func() time.Time { return origin.Add(time.Duration(rng.Int64N(int64(span))).Truncate(time.Millisecond)) }
+	moment := func() time.Time {
+		t := origin.Add(time.Duration(rng.Int64N(int64(span))).Truncate(time.Millisecond))
+		if rng.IntN(5) == 0 {
+			return t.Truncate(time.Hour) // bucket edges are where counters and index meet
+		}
+		return t
+	}
 	statuses := enrichment.Statuses
 	client := f.A.Clients["both"]
 	first, err := store.NextIDs(app.DB(), "revisions", 600)
@@ -64,20 +70,27 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 	}
 	instant := func() time.Time {
 		t := moment()
-		switch rng.IntN(6) {
+		switch rng.IntN(9) {
 		case 0:
 			return time.Time{} // open
 		case 1:
 			return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) // a day's start
 		case 2:
 			return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC) // a month's start
+		case 3:
+			return t.Truncate(time.Hour) // an hour's start
+		case 4:
+			return t.Truncate(time.Hour).Add(-time.Millisecond) // just before one
 		}
 		return t
 	}
 	for i := range 300 {
 		w := store.Window{Since: instant(), Until: instant()}
-		if i%7 == 0 && !w.Since.IsZero() {
+		switch {
+		case i%7 == 0 && !w.Since.IsZero():
 			w.Until = w.Since.Add(time.Duration(rng.Int64N(int64(3 * 24 * time.Hour)))) // short windows too
+		case i%5 == 0 && !w.Since.IsZero():
+			w.Until = w.Since.Add(time.Duration(rng.Int64N(int64(5 * time.Hour)))) // and a few hours
 		}
 		got, err := st.AcceptanceMetrics(f.A.Org, client, w)
 		if err != nil {
