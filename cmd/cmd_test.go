@@ -475,3 +475,22 @@ func TestDefaultDataDir(t *testing.T) {
 		}
 	}
 }
+
+func TestSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"serve", "--http", "127.0.0.1:8090"}, "serve"},
+		{[]string{"--dir", "/var/lib/enrichment", "serve"}, "serve"},
+		{[]string{"--dir=/srv/data", "restore", "--from", "file:///backups"}, "restore"},
+		{[]string{"--dev", "--queryTimeout", "60", "import", "catalog.json"}, "import"},
+		{[]string{"--", "serve"}, ""},
+		{[]string{"--dir"}, ""},
+	} {
+		if got := Subcommand(tc.args); got != tc.want {
+			t.Errorf("Subcommand(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -6,24 +6,31 @@ package service
 
 import (
 	"io/fs"
+	"os"
 
 	"github.com/catalog-enrichment/enrichment/cmd"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
+	"github.com/catalog-enrichment/enrichment/replica"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/plugins/migratecmd"
 )
 
 // New builds the app for the command line args (without the program name),
-// serving pages at /.
+// serving pages at /. `serve` replicates data.db when the environment
+// names a replica (replica.URLEnv).
 func New(args []string, pages fs.FS) *pocketbase.PocketBase {
+	var replicaURL string
+	if cmd.Subcommand(args) == "serve" {
+		replicaURL = os.Getenv(replica.URLEnv)
+	}
 	app := pocketbase.NewWithConfig(pocketbase.Config{
 		// note: decided here, not guessed: PocketBase turns dev mode (every SQL
 		// statement printed) on for binaries under the temp folder, as `go run` builds
 		DefaultDev:     false,
 		DefaultDataDir: cmd.DefaultDataDir(args),
-		DBConnect:      dbConnect,
+		DBConnect:      dbConnect(replicaURL != ""),
 	})
 
 	// schema changes come only from the Go migrations in migrations/
@@ -32,6 +39,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	hooks.Register(app)
 	routes.Register(app)
 	routes.RegisterPublic(app, pages)
-	app.RootCmd.AddCommand(cmd.Commands(app)...)
+	replica.Register(app, replicaURL, os.Stdout)
+	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app
 }
