@@ -60,13 +60,14 @@ func names(t *testing.T, path string) []string {
 }
 
 // waitReplicated waits until the replica has what was committed before the
-// call: Litestream copied something newer out of the WAL, and uploaded it.
+// call: Litestream copied something newer out of the WAL and uploaded it,
+// and the status says the replica lacks nothing.
 func waitReplicated(t *testing.T, r *replica.Replicator, before replica.Status) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		s := r.Status()
-		if s.LocalTXID > before.LocalTXID && s.ReplicaTXID >= s.LocalTXID {
+		if s.LocalTXID > before.LocalTXID && s.ReplicaTXID >= s.LocalTXID && s.LagSeconds == 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -31,7 +31,7 @@ func Restore(ctx context.Context, rawURL, dbPath string, at time.Time) (Restored
 		return Restored{}, err
 	}
 	if err := client.Init(ctx); err != nil {
-		return Restored{}, fmt.Errorf("reach the replica at %s: %w", Describe(rawURL), err)
+		return Restored{}, fmt.Errorf("reach the replica at %s: %w", Describe(rawURL), explain(err))
 	}
 	replica := litestream.NewReplicaWithClient(nil, client)
 
@@ -45,13 +45,13 @@ func Restore(ctx context.Context, rawURL, dbPath string, at time.Time) (Restored
 		return Restored{}, fmt.Errorf("the replica at %s starts at %s, after %s",
 			Describe(rawURL), first.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
 	}
-	asOf := last
 	opt := litestream.NewRestoreOptions()
 	opt.OutputPath = dbPath
 	opt.IntegrityCheck = litestream.IntegrityCheckQuick
-	if !at.IsZero() && at.Before(last) {
-		// note: a moment after the last change asks for the latest state
-		opt.Timestamp, asOf = at, at
+	opt.Timestamp = at
+	asOf := at
+	if at.IsZero() {
+		asOf = last
 	}
 	if err := replica.Restore(ctx, opt); err != nil {
 		if errors.Is(err, litestream.ErrNoSnapshots) || errors.Is(err, litestream.ErrTxNotAvailable) {

@@ -3,7 +3,9 @@ package replica
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"path"
+	"strings"
 
 	"github.com/benbjohnson/litestream"
 	"github.com/benbjohnson/litestream/file"
@@ -38,6 +40,17 @@ func newClient(rawURL string) (litestream.ReplicaClient, error) {
 	default:
 		return nil, fmt.Errorf("replica URL %q: the scheme must be file or s3", Describe(rawURL))
 	}
+}
+
+// explain adds what to do to an error of the S3 client that names no
+// remedy: the AWS SDK cannot apply AWS_CA_BUNDLE to the HTTP client that
+// Litestream gives it.
+func explain(err error) error {
+	if os.Getenv("AWS_CA_BUNDLE") != "" && strings.Contains(err.Error(), "RootCAs") {
+		return fmt.Errorf("%w (AWS_CA_BUNDLE is set, which Litestream's S3 client cannot use: unset it; "+
+			"Go reads extra certificate authorities from SSL_CERT_FILE or SSL_CERT_DIR)", err)
+	}
+	return err
 }
 
 // Describe returns the replica URL as it may be shown: without user
