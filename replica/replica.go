@@ -132,7 +132,8 @@ type Status struct {
 	Enabled bool   `json:"enabled"`
 	Replica string `json:"replica"`
 	// LagSeconds is how long the oldest change the replica lacks has
-	// waited since it was committed; 0 when it lacks none.
+	// waited since it was committed; 0 when it lacks none; the time since
+	// the start while the replica is not known to hold anything.
 	LagSeconds    float64 `json:"lagSeconds"`
 	Behind        bool    `json:"behind"` // LagSeconds over WindowSeconds
 	WindowSeconds float64 `json:"windowSeconds"`

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/benbjohnson/litestream"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -16,6 +17,9 @@ import (
 
 // StatusPath is the operators' route that shows the replication's Status.
 const StatusPath = "/api/replication"
+
+// dbFile is the database that is replicated, in the data folder.
+const dbFile = "data.db"
 
 // Register serves StatusPath (superusers only) on app and, when rawURL is
 // not empty, replicates data.db to it from the moment the server starts
@@ -33,7 +37,7 @@ func Register(app core.App, rawURL string, out io.Writer) {
 		)).With("component", "litestream")
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownSync)
 		defer cancel()
-		r, err := Start(ctx, filepath.Join(app.DataDir(), "data.db"), rawURL, log, litestreamLog)
+		r, err := Start(ctx, filepath.Join(app.DataDir(), dbFile), rawURL, log, litestreamLog)
 		if err != nil {
 			return err
 		}
@@ -41,7 +45,7 @@ func Register(app core.App, rawURL string, out io.Writer) {
 		if !replaceNightlyCheckpoint(app) {
 			app.Logger().Warn("enrichment: PocketBase's nightly job " + nightlyJob + " was not found; if it still checkpoints data.db with TRUNCATE, it holds the writers for the busy timeout every night")
 		}
-		fmt.Fprintf(out, "Replicating data.db to %s: a change is there within %s\n", r.Replica(), Window)
+		fmt.Fprintf(out, "Replicating data.db to %s (the lag: GET %s)\n", r.Replica(), StatusPath)
 		app.Logger().Info("enrichment: replicating data.db to " + r.Replica())
 		return nil
 	}
@@ -73,6 +77,14 @@ func Register(app core.App, rawURL string, out io.Writer) {
 				return e.JSON(http.StatusOK, Status{})
 			}).Bind(apis.RequireSuperuserAuth())
 			return se.Next()
+		},
+	})
+	// Litestream's working files (copies of recent WAL pages) are no backup
+	app.OnBackupCreate().Bind(&hook.Handler[*core.BackupEvent]{
+		Id: "enrichmentReplicationNotBackedUp",
+		Func: func(e *core.BackupEvent) error {
+			e.Exclude = append(e.Exclude, "."+dbFile+litestream.MetaDirSuffix)
+			return e.Next()
 		},
 	})
 	if rawURL == "" {

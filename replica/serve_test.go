@@ -1,13 +1,16 @@
 package replica_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +103,37 @@ func TestStatusRouteWhileReplicating(t *testing.T) {
 	var orgs int
 	if err := db.QueryRow("SELECT COUNT(*) FROM " + schema.Organizations).Scan(&orgs); err != nil || orgs != 2 {
 		t.Errorf("the replica holds %d organizations (%v), want the fixture's 2", orgs, err)
+	}
+}
+
+// A dashboard backup leaves Litestream's working files out.
+func TestBackupLeavesLitestreamOut(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	ltx := filepath.Join(app.DataDir(), ".data.db-litestream", "ltx", "0")
+	if err := os.MkdirAll(ltx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ltx, "0000000000000001-0000000000000001.ltx"), []byte("pages"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.CreateBackup(context.Background(), "test.zip"); err != nil {
+		t.Fatal(err)
+	}
+	z, err := zip.OpenReader(filepath.Join(app.DataDir(), "backups", "test.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	var names []string
+	for _, e := range z.File {
+		names = append(names, e.Name)
+		if strings.Contains(e.Name, "litestream") {
+			t.Errorf("the backup holds %s", e.Name)
+		}
+	}
+	if !slices.Contains(names, "data.db") {
+		t.Errorf("the backup holds no data.db: %v", names)
 	}
 }
