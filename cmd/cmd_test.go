@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -492,5 +494,20 @@ func TestSubcommand(t *testing.T) {
 		if got := Subcommand(tc.args); got != tc.want {
 			t.Errorf("Subcommand(%q) = %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// A restore that did not see the data folder before PocketBase opened it
+// never clears it.
+func TestRestoreNeedsTheFolderChecked(t *testing.T) {
+	app := fixture.Empty(t)
+	marker := filepath.Join(app.DataDir(), "keep.txt")
+	if err := os.WriteFile(marker, []byte("data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCmd(func(app core.App) *cobra.Command { return restoreCommand(app, false) }, app, "--from", "file:///nowhere")
+	wantCmdErr(t, r, "did not see")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the folder was cleared: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // moment: it must be empty or not exist.
 func restoreCommand(app core.App, runsHere bool) *cobra.Command {
 	var from, timestamp string
-	folderExisted := false
+	var checked, folderExisted bool
 	if runsHere {
 		app.OnBootstrap().Bind(&hook.Handler[*core.BootstrapEvent]{
 			Id: "enrichmentRestoreIntoEmptyFolder",
@@ -29,7 +29,7 @@ func restoreCommand(app core.App, runsHere bool) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				folderExisted = existed
+				checked, folderExisted = true, existed
 				return e.Next()
 			},
 		})
@@ -54,6 +54,10 @@ func restoreCommand(app core.App, runsHere bool) *cobra.Command {
 				}
 			}
 			dir := app.DataDir()
+			if !checked {
+				// note: the folder is cleared below; only a folder found empty may be
+				return fmt.Errorf("restore did not see %s before it was opened; run it as its own command", dir)
+			}
 			// note: what PocketBase created in the empty folder makes way
 			if err := app.ClearBootstrap(); err != nil {
 				return fmt.Errorf("close the new data folder: %w", err)

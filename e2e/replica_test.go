@@ -67,9 +67,13 @@ func TestReplicaSurvivesLostMachine(t *testing.T) {
 		t.Fatalf("no batch was acknowledged more than %s before the kill: the test proves nothing", window)
 	}
 
-	// a restore never overwrites a data folder
+	// a restore never touches a data folder that is not empty
+	before := folderState(t, dir)
 	if _, errOut, err := cliResult(dir, "restore", "--from", url); err == nil || !strings.Contains(errOut, "not empty") {
 		t.Errorf("restore into the old data folder: %v %s", err, errOut)
+	}
+	if after := folderState(t, dir); after != before {
+		t.Errorf("a refused restore changed the folder:\n%s\nbecame\n%s", before, after)
 	}
 	restored := t.TempDir()
 	started := time.Now()
@@ -83,6 +87,27 @@ func TestReplicaSurvivesLostMachine(t *testing.T) {
 	t.Logf("%d batches were acknowledged more than %s before the kill", n, window)
 
 	checkPointInTime(t, url, nil, between, first, second)
+}
+
+// folderState lists a folder's files with their sizes and times.
+func folderState(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %s\n", path, info.Size(), info.ModTime().Format(time.RFC3339Nano))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestReplicaS3 replicates to an S3-compatible server (versitygw, a real S3
