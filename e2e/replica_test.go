@@ -264,13 +264,13 @@ func (w *lagWatch) finish() {
 	<-w.exited
 }
 
-// before returns the largest lag reported in the 300 ms before t.
+// before returns the largest lag reported in the 500 ms before t.
 func (w *lagWatch) before(t time.Time) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	most := 0.0
 	for _, r := range w.readings {
-		if r.at.Before(t) && t.Sub(r.at) <= 300*time.Millisecond {
+		if r.at.Before(t) && t.Sub(r.at) <= 500*time.Millisecond {
 			most = max(most, r.lag)
 		}
 	}
