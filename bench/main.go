@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
+	"github.com/catalog-enrichment/enrichment/replica"
 )
 
 type config struct {
@@ -39,6 +40,7 @@ type config struct {
 	WaitIdle    time.Duration `json:"-"`
 	CPUProfile  string        `json:"cpuProfile,omitempty"`
 	Revisions   int           `json:"revisions"`
+	Replica     bool          `json:"replica,omitempty"`
 	// for the report
 	DurationText string `json:"duration"`
 	SoakText     string `json:"soak"`
@@ -58,6 +60,7 @@ func main() {
 	render := flag.String("render", "", "only recompute the targets and redraw latest.md and latest.svg of this latest.json (after a change to the harness)")
 	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
+	flag.BoolVar(&cfg.Replica, "replica", false, "serve replicates data.db to a folder beside it (Litestream): each scenario records the replication lag, and the end times a restore")
 	flag.Parse()
 	if *render != "" {
 		if err := rerender(*render); err != nil {
@@ -202,7 +205,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		unlimited = append(unlimited, k.Key)
 	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
-	if !cfg.SkipPeer {
+	if !cfg.SkipPeer || cfg.Replica {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
 			return err
 		}
@@ -243,19 +246,34 @@ func run(ctx context.Context, cfg config) (err error) {
 		logf("seeded in %.1f s", seconds)
 	}
 
+	var env []string
+	if profDir != "" {
+		env = append(env, "ENRICHMENT_PROFILE_DIR="+profDir)
+	}
+	replicaURL := "file://" + filepath.Join(tmp, "replica")
+	if cfg.Replica {
+		env = append(env, replica.URLEnv+"="+replicaURL)
+	}
 	logf("starting serve")
-	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)
+	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), env)
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	if !cfg.SkipPeer {
-		if tg.SuToken, err = superuserToken(srv.base, suEmail, suPassword); err != nil {
+	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
+	if !cfg.SkipPeer || cfg.Replica {
+		token, err := superuserToken(srv.base, suEmail, suPassword)
+		if err != nil {
 			return err
+		}
+		if !cfg.SkipPeer {
+			tg.SuToken = token
+		}
+		if cfg.Replica {
+			h.replicaToken = token
 		}
 	}
 
-	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
 	for _, sc := range scenarios(tg, cfg) {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -283,6 +301,15 @@ func run(ctx context.Context, cfg config) (err error) {
 	rep.Server.PeakRSSMB = mb(srv.peakHWM())
 	srv.stop()
 	rep.Server.Logs = scanLogs(filepath.Join(data, "auxiliary.db"), srv.logPath)
+	if cfg.Replica {
+		logf("restoring the replica into an empty folder")
+		if rep.Replication, err = restoreReplica(ctx, bin, replicaURL, data, tmp); err != nil {
+			return err
+		}
+		r := rep.Replication
+		logf("restore: %d products, %d revisions (%.0f MB) in %.2f s, peak RSS %.0f MB; the same as the server's: %v; replica %.0f MB, Litestream's local state %.0f MB",
+			r.Products, r.Revisions, r.RestoredMB, r.RestoreSeconds, r.RestorePeakMB, r.SameAsServer, r.ReplicaMB, r.LocalStateMB)
+	}
 	if profDir != "" {
 		os.Remove(filepath.Join(profDir, "next"))
 		logf("server CPU profiles in %s (go tool pprof -top %s)", profDir, filepath.Join(profDir, "export500.prof"))

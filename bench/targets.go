@@ -260,6 +260,19 @@ func (r *report) markdown() string {
 		"and \"others\" is whatever else ran on it meanwhile (noise).\n",
 		thousands(float64(r.Import.Products)), r.Import.FileMB, r.Import.Seconds, thousands(r.Import.ProductsPerSec),
 		r.Import.PeakRSSMB, r.Import.CPU, r.Import.OtherCPU, r.Server.PeakRSSMB, anon)
+	if rp := r.Replication; rp != nil {
+		b.WriteString("\nReplication (`-replica`: serve replicates data.db with Litestream to a folder beside it). Lag the server reported, sampled every 250 ms:\n\n")
+		b.WriteString("| Scenario | mean s | p95 s | max s | samples over 1 s |\n|---|---:|---:|---:|---:|\n")
+		for _, s := range r.Scenarios {
+			if l := s.ReplicaLag; l != nil {
+				fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.1f%% of %d |\n", s.Name, l.MeanSeconds, l.P95Seconds, l.MaxSeconds, l.BehindPercent, l.Samples)
+			}
+		}
+		fmt.Fprintf(&b, "\nRestore of the replica into an empty folder (`restore`, after the server stopped): %s products and %s revisions, "+
+			"%.0f MB, in %.2f s (peak RSS %.0f MB); the same counts as the server's data.db: %v. Replica folder %.0f MB, Litestream's local state %.0f MB.\n",
+			thousands(float64(rp.Products)), thousands(float64(rp.Revisions)), rp.RestoredMB, rp.RestoreSeconds, rp.RestorePeakMB,
+			rp.SameAsServer, rp.ReplicaMB, rp.LocalStateMB)
+	}
 	return b.String()
 }
 
