@@ -74,7 +74,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	if err != nil || len(env.skus) < 1000 {
 		b.Fatalf("active SKUs: %d, %v", len(env.skus), err)
 	}
-	key := apikey.New()
+	key := apikey.New("")
 	env.client, err = st.CreateClient(env.org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 	if err != nil {
 		b.Fatal(err)
@@ -210,7 +210,7 @@ func BenchmarkSubmit1000(b *testing.B) {
 					skus = append(skus, prev[i])
 				}
 				if taken+1000-again > len(order) {
-					key := apikey.New()
+					key := apikey.New("")
 					var err error
 					client, err = env.st.CreateClient(env.org, store.NewClient{Name: fmt.Sprint("bench ", n), Scopes: enrichment.Scopes,
 						KeyHash: key.Hash, KeyPrefix: key.Shown})
