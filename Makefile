@@ -17,8 +17,12 @@ test: vet fmt-check ## the whole test suite, as CI runs it
 build: ## a static, self-contained binary: bin/enrichment (./enrichment is the domain package)
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/enrichment .
 
-bench: ## the load harness: 100k products, every scenario, results in bench/results (a few minutes)
-	go run ./bench $(BENCHFLAGS)
+# the catalog size of make bench; BENCHFLAGS adds any other flag of the
+# harness (bench/README.md), e.g. BENCHFLAGS="-duration 3s -skip-peer"
+PRODUCTS ?= 100000
+
+bench: ## the load harness: PRODUCTS products (default 100k), every scenario, results in bench/results (a few minutes)
+	go run ./bench -products $(PRODUCTS) $(BENCHFLAGS)
 
 vet:
 	go vet ./...
