@@ -49,6 +49,7 @@ func TestSchemaMatchesDomain(t *testing.T) {
 	selectValues(schema.APIClients, "scopes", enrichment.Scopes)
 	selectValues(schema.Revisions, "status", enrichment.Statuses)
 	selectValues(schema.Revisions, "approvedFields", enrichment.EnrichableFields)
+	selectValues(schema.Revisions, "overwrittenFields", enrichment.EnrichableFields)
 	selectValues(schema.Revisions, "confidenceBand", enrichment.ConfidenceBands)
 
 	for _, f := range []struct {
@@ -104,10 +105,10 @@ func TestSchemaMatchesDomain(t *testing.T) {
 			t.Errorf("no %s named %s", kind, name)
 		}
 	}
-	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable} {
+	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable, schema.AcceptedValuesTable} {
 		has("table", table)
 	}
-	for _, trigger := range schema.GenerationTriggers {
+	for _, trigger := range append([]string{schema.ImportHashTrigger, schema.AcceptedValuesCleanupTrigger}, schema.GenerationTriggers...) {
 		has("trigger", trigger)
 	}
 	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster} {

@@ -80,7 +80,7 @@ func (s *Store) accept(rev ReviewedRevision, approved []string) ([]string, error
 		return nil, enrichment.Invalid("status", "validation_nothing_proposed",
 			"This revision proposes no fields; it can only be rejected.", "Nothing to accept.")
 	}
-	if err := s.applyToProduct(rev.Org, rev.Product, rev.Proposed, applied); err != nil {
+	if err := s.applyToProduct(rev.Org, rev.ID, rev.Product, rev.Proposed, applied); err != nil {
 		return nil, fmt.Errorf("revision %s: %w", rev.ID, err)
 	}
 	return applied, nil
@@ -88,8 +88,9 @@ func (s *Store) accept(rev ReviewedRevision, approved []string) ([]string, error
 
 // applyToProduct writes the named fields of proposed to org's product and
 // saves it as a record, so its validation, its update time and its hooks
-// apply as to any other change.
-func (s *Store) applyToProduct(org enrichment.Org, productID string, proposed enrichment.Fields, fields []string) error {
+// apply as to any other change. The values revision set are remembered for
+// the catalog import (store/enrichments.go).
+func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, proposed enrichment.Fields, fields []string) error {
 	product, err := s.app.FindRecordById(schema.Products, productID)
 	if err != nil || product.GetString("organization") != string(org) || !product.GetBool("active") {
 		return enrichment.Invalid("product", "validation_product_gone",
@@ -122,7 +123,7 @@ func (s *Store) applyToProduct(org enrichment.Org, productID string, proposed en
 		}
 		return fmt.Errorf("save product %s: %w", product.Id, err)
 	}
-	return nil
+	return s.rememberAccepted(org, revision, product, fields)
 }
 
 // mergeAttributes replaces or adds the proposed attributes by attribute name

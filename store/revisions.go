@@ -37,9 +37,10 @@ type revisionRow struct {
 	ReviewedAt     types.DateTime `db:"reviewedAt"`
 	Proposed       types.JSONRaw  `db:"proposed"`
 	ApprovedFields types.JSONRaw  `db:"approvedFields"`
+	Overwritten    types.JSONRaw  `db:"overwrittenFields"`
 }
 
-var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt", "proposed", "approvedFields"}
+var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt", "proposed", "approvedFields", "overwrittenFields"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -128,7 +129,7 @@ func (r revisionRow) outcomes() enrichment.FieldOutcomes {
 	if len(r.Proposed) > 0 {
 		_ = json.Unmarshal(r.Proposed, &proposed)
 	}
-	approved := decodeStrings(r.ApprovedFields)
+	approved, overwritten := decodeStrings(r.ApprovedFields), decodeStrings(r.Overwritten)
 	out := enrichment.FieldOutcomes{}
 	for _, name := range enrichment.EnrichableFields {
 		if v, ok := proposed[name]; !ok || v.Kind() == 'n' { // absent or null: not proposed
@@ -140,6 +141,9 @@ func (r revisionRow) outcomes() enrichment.FieldOutcomes {
 			outcome = enrichment.OutcomeNotApplied
 			if len(approved) == 0 || slices.Contains(approved, name) {
 				outcome = enrichment.OutcomeApplied
+				if slices.Contains(overwritten, name) { // by a later catalog import
+					outcome = enrichment.OutcomeOverwritten
+				}
 			}
 		case enrichment.StatusRejected:
 			outcome = enrichment.OutcomeNotApplied
