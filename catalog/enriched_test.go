@@ -99,14 +99,14 @@ func attrs(a ...enrichment.StoredAttribute) *[]enrichment.StoredAttribute { retu
 func TestImportRespectsAcceptedValues(t *testing.T) {
 	cases := []struct {
 		name      string
-		proposals []enrichment.Fields            // accepted in order
+		proposals []enrichment.Fields              // accepted in order
 		between   func(t *testing.T, app core.App) // after the acceptances, before the import
 		file      func(p *Product)                 // the feed's changes to P-1; nil: the stale feed
 		opts      Options
 		want      func(p *productRow, options map[string]string) string // "" when P-1 is as it should be
-		result    Result                     // the import's product counts
-		outcomes  []string                   // per revision, in order
-		remembers int                        // accepted values still on record
+		result    Result                                                // the import's product counts
+		outcomes  []string                                              // per revision, in order
+		remembers int                                                   // accepted values still on record
 	}{
 		{
 			name:      "stale feed keeps an accepted name",
