@@ -101,6 +101,12 @@ func (r *report) finish() {
 	add(fmt.Sprintf("Import speed (%s products)", thousands(float64(in.Products))), "≥ 20,000 products/s",
 		fmt.Sprintf("%s products/s (%.1f s for %.0f MB)", thousands(in.ProductsPerSec), in.Seconds, in.FileMB), in.ProductsPerSec, is(in.ProductsPerSec >= 20_000))
 	add("Import peak memory (max RSS)", "≤ 300 MB", fmt.Sprintf("%.0f MB", in.PeakRSSMB), in.PeakRSSMB, is(in.PeakRSSMB <= 300))
+	if re := r.Reimport; re != nil {
+		speedup := ratio(in.Seconds, re.Seconds)
+		add("Re-import of the unchanged file vs the first import (wall time)", "≥ 3× faster",
+			fmt.Sprintf("%.2f× (%.2f s, %s products/s, vs %.2f s); nothing written; peak RSS %.0f MB",
+				speedup, re.Seconds, thousands(re.ProductsPerSec), in.Seconds, re.PeakRSSMB), speedup, is(speedup >= 3))
+	}
 	r.Server.PeakAnonMB = 0
 	for _, s := range r.Scenarios {
 		r.Server.PeakAnonMB = max(r.Server.PeakAnonMB, s.ServerAnonPeakMB)
@@ -229,5 +235,10 @@ func (r *report) markdown() string {
 		"and \"others\" is whatever else ran on it meanwhile (noise).\n",
 		thousands(float64(r.Import.Products)), r.Import.FileMB, r.Import.Seconds, thousands(r.Import.ProductsPerSec),
 		r.Import.PeakRSSMB, r.Import.CPU, r.Import.OtherCPU, r.Server.PeakRSSMB, anon)
+	if re := r.Reimport; re != nil {
+		fmt.Fprintf(&b, "\nRe-import of the same file: %s products, %s unchanged, in %.2f s, %s products/s, peak RSS %.0f MB (CPU: import %.2f, others %.2f cores).\n",
+			thousands(float64(re.Products)), thousands(float64(re.Unchanged)), re.Seconds, thousands(re.ProductsPerSec),
+			re.PeakRSSMB, re.CPU, re.OtherCPU)
+	}
 	return b.String()
 }
