@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 )
 
@@ -57,6 +58,18 @@ type decoded struct {
 	index, line int
 	row         store.ImportProductRow
 	content     digest
+	// set by the importer: the options of the product's template, and the
+	// attributes when they are not the file's (accepted ones kept)
+	options map[string]int64
+	attrs   []enrichment.StoredAttribute
+}
+
+// attributesJSON renders the product's attributes as stored.
+func (q *decoded) attributesJSON() string {
+	if q.attrs != nil {
+		return storedAttributesJSON(q.attrs)
+	}
+	return attributesJSON(q.p.Attributes, q.options)
 }
 
 // decoder reads one catalog file.
@@ -189,7 +202,7 @@ func (d *decoder) readProducts() error {
 			return lr.jsonError(err)
 		}
 		if d.chunk == nil {
-			d.chunk = &chunk{items: make([]rawItem, 0, chunkSize), ready: make(chan struct{})}
+			d.chunk = &chunk{raw: (*rawBuffers.Get().(*[]byte))[:0], items: make([]rawItem, 0, chunkSize), ready: make(chan struct{})}
 		}
 		line, col := lr.position(lr.itemStart(off))
 		d.chunk.raw = append(d.chunk.raw, raw...)
@@ -225,16 +238,23 @@ func (d *decoder) flush() bool {
 // decode decodes, checks and renders the chunk's products, stopping at the
 // first bad one; buf is scratch space, returned for reuse.
 func (c *chunk) decode(buf []byte) []byte {
-	defer close(c.ready)
+	defer func() {
+		rawBuffers.Put(&c.raw) // the decoded products hold copies
+		c.raw = nil
+		close(c.ready)
+	}()
 	c.out = make([]decoded, 0, len(c.items))
 	start := 0
 	for _, it := range c.items {
 		raw := c.raw[start:it.end]
 		start = it.end
 		var p Product
-		if err := json.Unmarshal(raw, &p); err != nil {
-			c.err = it.semanticError(raw, err)
-			return buf
+		if !decodeProduct(raw, &p) {
+			p = Product{}
+			if err := json.Unmarshal(raw, &p, checkedSyntax...); err != nil {
+				c.err = it.semanticError(raw, err)
+				return buf
+			}
 		}
 		if err := p.validate(it.index); err != nil {
 			err.Line = it.line
@@ -251,6 +271,13 @@ func (c *chunk) decode(buf []byte) []byte {
 	}
 	return buf
 }
+
+// rawBuffers recycles the chunks' raw JSON, most of what reading allocates.
+var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// checkedSyntax skips, when a worker decodes a product, the checks of the
+// syntax that reading it did already: duplicate names and invalid UTF-8.
+var checkedSyntax = []json.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // wait returns the chunk's products once decoded, and the problem of the
 // first bad one.

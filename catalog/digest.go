@@ -63,13 +63,28 @@ func contentDigest(buf []byte, r *store.ImportProductRow) (digest, []byte) {
 	return sha256.Sum256(b), b
 }
 
-// linkedDigest adds to content the fields that matching and linking decide.
-func linkedDigest(buf []byte, content digest, r *store.ImportProductRow) (digest, []byte) {
+// linkedDigest adds to content the fields that matching and linking decide:
+// externalId, template, brand and the attributes with their option ids
+// (given as attrs, or as the file's with options by name when attrs is nil).
+// note: attributes are digested as they are, not as JSON, so an unchanged
+// product's attributes are never rendered.
+func linkedDigest(buf []byte, content digest, r *store.ImportProductRow,
+	attrs []enrichment.StoredAttribute, file []Attribute, options map[string]int64) (digest, []byte) {
 	b := append(buf[:0], content[:]...)
 	b = appendField(b, r.ExternalID)
 	b = binary.AppendVarint(b, r.Template)
 	b = binary.AppendVarint(b, r.Brand)
-	b = appendField(b, r.Attributes)
+	if attrs != nil {
+		b = binary.AppendUvarint(b, uint64(len(attrs)))
+		for _, a := range attrs {
+			b = binary.AppendVarint(appendField(appendField(b, a.Attribute), a.Detail), a.OptionID)
+		}
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(file)))
+		for _, a := range file {
+			b = binary.AppendVarint(appendField(appendField(b, a.Attribute), a.Detail), options[a.Attribute])
+		}
+	}
 	return sha256.Sum256(b), b
 }
 
@@ -84,8 +99,12 @@ func importHash(linked digest, master int64) string {
 // storedHash is the digest of a stored row, its JSON fields brought into
 // the form the import writes them in.
 func storedHash(r store.ImportProductRow) string {
-	if attrs, ok := decodeStoredAttributes(r.Attributes); ok {
-		r.Attributes = storedAttributesJSON(attrs)
+	attrs, ok := decodeStoredAttributes(r.Attributes)
+	if !ok {
+		return "" // unreadable: equal to nothing the import writes
+	}
+	if attrs == nil {
+		attrs = []enrichment.StoredAttribute{}
 	}
 	r.Categories, r.Images, r.Files = store.CanonicalStrings(r.Categories), store.CanonicalStrings(r.Images), store.CanonicalStrings(r.Files)
 	if v := r.VariantAttributes; v != nil {
@@ -97,7 +116,7 @@ func storedHash(r store.ImportProductRow) string {
 		}
 	}
 	content, buf := contentDigest(nil, &r)
-	linked, _ := linkedDigest(buf, content, &r)
+	linked, _ := linkedDigest(buf, content, &r, attrs, nil, nil)
 	return importHash(linked, r.VariantMaster)
 }
 

@@ -63,7 +63,7 @@ func (im *importer) keepAccepted(q *decoded, current store.ImportProductRow, val
 		}
 	}
 	if len(keptAttrs) > 0 {
-		q.row.Attributes = storedAttributesJSON(keepAttributes(q, currentAttrs, keptAttrs, im.state.Templates))
+		q.attrs = keepAttributes(q, currentAttrs, keptAttrs)
 	}
 	if kept {
 		q.content, im.buf = contentDigest(im.buf, &q.row)
@@ -103,12 +103,7 @@ func (im *importer) valuesOf(v store.AcceptedValue, q *decoded, current store.Im
 // named in kept in place of the file's (the file's order, and option links
 // by the template's names), and those the file lacks added after it, in
 // their stored order.
-func keepAttributes(q *decoded, current []enrichment.StoredAttribute, kept []string,
-	templates map[string]*store.ImportTemplate) []enrichment.StoredAttribute {
-	var options map[string]int64
-	if t := templates[q.p.AttributeTemplate]; t != nil && q.p.AttributeTemplate != "" {
-		options = t.Options
-	}
+func keepAttributes(q *decoded, current []enrichment.StoredAttribute, kept []string) []enrichment.StoredAttribute {
 	out := make([]enrichment.StoredAttribute, 0, len(q.p.Attributes)+len(kept))
 	inFile := map[string]bool{}
 	for _, a := range q.p.Attributes {
@@ -117,7 +112,7 @@ func keepAttributes(q *decoded, current []enrichment.StoredAttribute, kept []str
 			out = append(out, *store.FindAttribute(current, a.Attribute))
 			continue
 		}
-		out = append(out, enrichment.StoredAttribute{Attribute: a.Attribute, Detail: a.Detail, OptionID: options[a.Attribute]})
+		out = append(out, enrichment.StoredAttribute{Attribute: a.Attribute, Detail: a.Detail, OptionID: q.options[a.Attribute]})
 	}
 	for _, c := range current {
 		if slices.Contains(kept, c.Attribute) && !inFile[c.Attribute] {

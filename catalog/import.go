@@ -71,34 +71,19 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		im, err := newImporter(s, org, opts)
-		if err != nil {
-			return err
-		}
-		defer im.writer.Close()
-		// decode on another goroutine while this one writes
-		events, done := make(chan event, 4), make(chan struct{})
-		d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
-		go d.run()
-		if err := im.consume(events); err != nil {
-			close(done)
-			for range events { // wait for the decoder to stop
+		return s.WithoutMemoryMap(func() error {
+			// decode on other goroutines while this one loads and writes
+			events, done := make(chan event, 16), make(chan struct{})
+			d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
+			go d.run()
+			res, err = importProducts(s, org, opts, events)
+			if err != nil {
+				close(done)
+				for range events { // wait for the decoder to stop
+				}
 			}
 			return err
-		}
-		// note: no trigger sees product inserts (store/generations.go)
-		if im.res.Created > 0 {
-			if err := s.BumpGeneration(org); err != nil {
-				return err
-			}
-		}
-		if len(im.written) >= analyzeAfter {
-			if err := s.AnalyzeCatalog(); err != nil {
-				return err
-			}
-		}
-		res = im.res
-		return nil
+		})
 	})
 	bar.done(res, err)
 	if err != nil {
@@ -109,6 +94,31 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		return Result{}, fmt.Errorf("import catalog into organization %s: %w", org, err)
 	}
 	return res, nil
+}
+
+// importProducts loads what it needs of org's stored catalog, then writes
+// what the decoder sends.
+func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-chan event) (Result, error) {
+	im, err := newImporter(s, org, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	defer im.writer.Close()
+	if err := im.consume(events); err != nil {
+		return Result{}, err
+	}
+	// note: no trigger sees product inserts (store/generations.go)
+	if im.res.Created > 0 {
+		if err := s.BumpGeneration(org); err != nil {
+			return Result{}, err
+		}
+	}
+	if len(im.written) >= analyzeAfter {
+		if err := s.AnalyzeCatalog(); err != nil {
+			return Result{}, err
+		}
+	}
+	return im.res, nil
 }
 
 // consume writes what the decoder sends, in file order, then finishes.

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"encoding/json/v2"
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -89,8 +88,8 @@ func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, e
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},
 		brands:      map[string]bool{},
-		skus:        map[string]fileProduct{},
-		exts:        map[string]int{},
+		skus:        make(map[string]fileProduct, len(state.Products)), // a feed usually holds the catalog
+		exts:        make(map[string]int, len(state.Products)),
 		targets:     make(map[int64]fileProduct, len(state.Products)),
 		accepted:    acceptedChanges{overwritten: map[int64][]string{}},
 	}, nil
@@ -206,19 +205,17 @@ func (im *importer) match(item *decoded) (*store.StoredProduct, error) {
 		Msg: fmt.Sprintf("required: %d stored products share SKU %q, and only an externalId says which one this is", len(bySKU), p.SKU)}
 }
 
-// row completes the row of a queued product: its id, template, attributes
-// linked to the template's options and variant master (as far as known).
+// row completes the row of a queued product: its id, template (the
+// attributes link to its options) and variant master (as far as known).
 func (im *importer) row(q *decoded, id int64, stored *store.StoredProduct) {
 	p, row := &q.p, &q.row
 	row.ID, row.Stored = id, stored != nil
 	if stored != nil && row.ExternalID == "" {
 		row.ExternalID = stored.ExternalID // what the update keeps
 	}
-	var options map[string]int64
 	if t := im.state.Templates[p.AttributeTemplate]; t != nil && p.AttributeTemplate != "" {
-		row.Template, options = t.ID, t.Options
+		row.Template, q.options = t.ID, t.Options
 	}
-	row.Attributes = attributesJSON(p.Attributes, options)
 	if p.VariantMaster != "" {
 		row.VariantMaster = im.predictMaster(p.VariantMaster)
 	}
@@ -321,7 +318,7 @@ func (im *importer) flush() error {
 			}
 		}
 		var linked digest
-		linked, im.buf = linkedDigest(im.buf, q.content, &q.row)
+		linked, im.buf = linkedDigest(im.buf, q.content, &q.row, q.attrs, q.p.Attributes, q.options)
 		q.row.Hash = importHash(linked, q.row.VariantMaster)
 
 		out := updated
@@ -338,6 +335,7 @@ func (im *importer) flush() error {
 		}
 		im.count(q.row.ID, out)
 		if out != unchanged {
+			q.row.Attributes = q.attributesJSON()
 			write = append(write, q.row)
 		}
 		if q.p.VariantMaster != "" {
@@ -375,14 +373,11 @@ func (im *importer) rewritten(id int64, was outcome) {
 	}
 }
 
-// jsonText marshals a JSON field's value; nil slices become [].
-func jsonText(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
+// jsonText renders a JSON field's strings as stored (nil is []).
+func jsonText(v []string) (string, error) {
+	text, err := store.StringsJSON(v)
+	if err == nil && len(text) > maxJSON {
+		err = fmt.Errorf("larger than %d bytes of JSON", maxJSON)
 	}
-	if len(b) > maxJSON {
-		return "", fmt.Errorf("larger than %d bytes of JSON", maxJSON)
-	}
-	return string(b), nil
+	return text, err
 }

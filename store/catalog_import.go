@@ -243,6 +243,30 @@ func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx
 	return id, nil
 }
 
+// WithoutMemoryMap runs fn with the store's connection reading the
+// database through its page cache instead of the memory map the service
+// uses (service/db.go), then restores the map. note: an import reads every
+// product row of the organization once; through the map, every page read
+// would stay in the process's resident memory (RSS) as a mapped file page,
+// so a re-import of 100k products peaked at 510 MB instead of 230 MB, for
+// no gain in speed.
+func (s *Store) WithoutMemoryMap(fn func() error) (err error) {
+	var size int64
+	if err := s.db().NewQuery("PRAGMA mmap_size").Row(&size); err != nil {
+		return fmt.Errorf("read mmap_size: %w", err)
+	}
+	if _, err := s.db().NewQuery("PRAGMA mmap_size = 0").Execute(); err != nil {
+		return fmt.Errorf("set mmap_size: %w", err)
+	}
+	defer func() { // note: a connection setting, so put it back
+		_, resetErr := s.db().NewQuery("PRAGMA mmap_size = " + strconv.FormatInt(size, 10)).Execute()
+		if err == nil && resetErr != nil {
+			err = fmt.Errorf("reset mmap_size: %w", resetErr)
+		}
+	}()
+	return fn()
+}
+
 // AnalyzeCatalog refreshes the query planner's statistics of the catalog
 // tables, which a bulk load leaves stale or missing. It samples (SQLite's
 // analysis_limit) so that its cost does not grow with the tables.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
 	"slices"
@@ -210,8 +211,30 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 // CanonicalStrings renders a stored JSON string array (files, categories,
 // images, variant attributes) as the import writes it; unreadable is [].
 func CanonicalStrings(raw string) string {
-	text, _ := json.Marshal(decodeStrings([]byte(raw)))
-	return string(text)
+	text, _ := StringsJSON(decodeStrings([]byte(raw)))
+	return text
+}
+
+// StringsJSON renders strings as a JSON array, the way the import writes
+// them and json.Marshal would (nil is []). note: by hand, since it runs for
+// four fields of every product an import reads.
+func StringsJSON(v []string) (string, error) {
+	size := 2
+	for _, t := range v {
+		size += len(t) + 3
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, t := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = jsontext.AppendQuote(b, t); err != nil {
+			return "", err
+		}
+	}
+	return string(append(b, ']')), nil
 }
 
 // FindAttribute returns the first attribute of that name, nil if none.
