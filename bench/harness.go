@@ -22,6 +22,10 @@ type scenario struct {
 	About    string
 	Workers  []assignment
 	Duration time.Duration // 0: the -duration flag
+	// Settle, when set, measures the server's memory around the load: its
+	// level before, and how long (watched up to Settle) it takes to come
+	// back once the load ends.
+	Settle time.Duration
 }
 
 // one is a scenario of n workers of a single kind.
@@ -59,11 +63,34 @@ func scenarios(t *target, cfg config) []scenario {
 		list = append(list, one("PocketBase's GET /api/collections/products/records, perPage 500, "+
 			"expand brand, attributeTemplate, variantMaster, as a superuser, random pages", t.peer("peer500"), c))
 	}
+	list = append(list,
+		one("POST /products/submissions, 1000 proposals a batch for products the client has none pending for, 1 writer",
+			t.submit("submit1000-c1", 1000, 1, 0), 1),
+		one("POST /products/submissions, 1000 proposals a batch, 30% of them superseding the client's pending ones, 1 writer",
+			t.submit("submit1000-c1-supersede30", 1000, 2, 0.3), 1),
+		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4, 0), 4),
+		one("GET /acceptance-rate over everything the 4 writers submitted", t.metrics(), c),
+	)
+	if t.HistoryKey != "" {
+		list = append(list,
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, no window", cfg.Revisions),
+				t.metricsHistory("metrics-history", false), c),
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, since and until at random instants", cfg.Revisions),
+				t.metricsHistory("metrics-history-window", true), c),
+		)
+	}
+	list = append(list, mixed(t, cfg, "mixed"))
+	// note: last, so that the memory they measure is not what an earlier
+	// scenario left; the bodies are made only when an attack will run
+	if !cfg.runs("attack") && !cfg.runs("attack-80") {
+		return list
+	}
+	bodies := t.attackBodies()
 	return append(list,
-		one("POST /products/submissions, 1000 proposals a batch, 1 writer", t.submit("submit1000-c1", 1000, 1), 1),
-		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4), 4),
-		one("GET /acceptance-rate over everything submitted so far", t.metrics(), c),
-		mixed(t, cfg, "mixed"),
+		attackScenario(t, "attack", "40 concurrent 16 MiB dry-run submissions from one key with the default rate limit "+
+			"(long descriptions, many small attributes, in turn), and another key's small requests", 40, []string{t.AttackKey}, bodies),
+		attackScenario(t, "attack-80", "80 concurrent 16 MiB dry-run submissions from four unlimited keys, "+
+			"and another key's small requests", 80, t.AttackKeys, bodies),
 	)
 }
 
@@ -77,7 +104,7 @@ func mixed(t *target, cfg config, name string) scenario {
 	kinds := []*kind{
 		t.export("export500", 500, "random"), t.export("export100", 100, "random"),
 		t.export("export500-last", 500, "last"), t.lookup("lookup50", 50),
-		t.submit("submit1000", 1000, 9), t.metrics(), t.templates(), t.health(),
+		t.submit("submit1000", 1000, 9, 0.3), t.metrics(), t.templates(), t.health(),
 	}
 	per := (cfg.Concurrency + len(kinds) - 1) / len(kinds)
 	sc := scenario{Name: name, About: fmt.Sprintf("all kinds at once, %d worker(s) each", per)}
@@ -132,6 +159,10 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 			notes = append(notes, note)
 		}
 	}
+	var idle int64
+	if sc.Settle > 0 {
+		idle = h.idleAnon()
+	}
 	h.profile(sc.Name)
 	cpu0, self0, all0 := cpuSeconds(h.srv.pid()), selfCPU(), machineBusy()
 	start := time.Now()
@@ -169,6 +200,13 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 	}
 	if series {
 		r.RSSSeries, r.AnonSeries = downsample(window, start)
+	}
+	if sc.Settle > 0 {
+		a := h.settle(idle, end, sc.Settle)
+		a.PeakAnonMB = r.ServerAnonPeakMB
+		r.Attack = &a
+		logf("%-16s RssAnon %.0f MB before, peak %.0f MB, back within %.0f MB of it %.2f s after the last answer (%.0f MB then)",
+			r.Name, a.IdleAnonMB, a.PeakAnonMB, mb(nearIdle), a.ReturnSeconds, a.AfterAnonMB)
 	}
 	logf("%-16s %6d req %9.1f req/s %s p50 %8.2f ms  p95 %8.2f ms  p99 %8.2f ms  errors %d  server RSS ≤ %.0f MB (anon ≤ %.0f MB), CPU: server %.2f, harness %.2f, others %.2f",
 		r.Name, r.Requests, r.ReqPerSec, itemsText(r), r.Latency.P50, r.Latency.P95, r.Latency.P99, r.Errors,

@@ -20,7 +20,8 @@ type request struct {
 	Method string
 	URL    string
 	Body   []byte
-	Items  int // items the answer should carry, when the kind cannot count them
+	Items  int         // items the answer should carry, when the kind cannot count them
+	Header http.Header // set over the kind's headers, when not nil
 }
 
 // kind is one kind of request: how to make the next one and how to read
@@ -29,6 +30,7 @@ type kind struct {
 	Name   string
 	Unit   string // what Items counts ("products", "proposals"); "" for none
 	Status int    // the expected status; 0 means 200
+	Also   []int  // other statuses that are answers as expected (a refusal under load)
 	Header http.Header
 	Next   func(rng *rand.Rand, seq int) request
 	// Count reads how many items an answer carries; nil: request.Items.
@@ -40,6 +42,11 @@ func (k *kind) wantStatus() int {
 		return http.StatusOK
 	}
 	return k.Status
+}
+
+// expected reports whether status is an answer the kind expects.
+func (k *kind) expected(status int) bool {
+	return status == k.wantStatus() || slices.Contains(k.Also, status)
 }
 
 // tally is what the workers of one kind saw.
@@ -141,6 +148,12 @@ func work(ctx context.Context, client *http.Client, base string, a assignment, d
 			return
 		}
 		req.Header = header
+		if r.Header != nil {
+			req.Header = header.Clone()
+			for name, v := range r.Header {
+				req.Header[name] = v
+			}
+		}
 		began := time.Now()
 		resp, err := client.Do(req)
 		if err == nil {
@@ -163,7 +176,7 @@ func work(ctx context.Context, client *http.Client, base string, a assignment, d
 		t.Latencies = append(t.Latencies, took)
 		t.Bytes += int64(body.Len())
 		b := body.Bytes()
-		if resp.StatusCode != k.wantStatus() {
+		if !k.expected(resp.StatusCode) {
 			t.Unexpect++
 			if bytes.Contains(b, []byte("database is locked")) {
 				t.Locked++
@@ -172,6 +185,9 @@ func work(ctx context.Context, client *http.Client, base string, a assignment, d
 				t.Samples = append(t.Samples, strconv.Itoa(resp.StatusCode)+" "+r.Method+" "+shorten(r.URL, 120)+": "+shorten(string(b), 300))
 			}
 			continue
+		}
+		if resp.StatusCode != k.wantStatus() {
+			continue // an expected refusal carries no items
 		}
 		if k.Count != nil {
 			t.Items += int64(k.Count(b))

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,6 +38,7 @@ type config struct {
 	Only        string        `json:"only,omitempty"`
 	WaitIdle    time.Duration `json:"-"`
 	CPUProfile  string        `json:"cpuProfile,omitempty"`
+	Revisions   int           `json:"revisions"`
 	// for the report
 	DurationText string `json:"duration"`
 	SoakText     string `json:"soak"`
@@ -54,6 +56,7 @@ func main() {
 	flag.DurationVar(&cfg.WaitIdle, "wait-idle", 0, "before each scenario, wait up to this long for other processes to leave the CPUs alone (a shared machine)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "serve a profiling build of the service (bench/profserver) and write a CPU profile per scenario into this folder")
 	render := flag.String("render", "", "only recompute the targets and redraw latest.md and latest.svg of this latest.json (after a change to the harness)")
+	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
 	flag.Parse()
 	if *render != "" {
@@ -63,8 +66,8 @@ func main() {
 		}
 		return
 	}
-	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 {
-		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0")
+	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 || cfg.Revisions < 0 {
+		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0, -revisions ≥ 0")
 		os.Exit(2)
 	}
 	cfg.DurationText, cfg.SoakText = cfg.Duration.String(), cfg.Soak.String()
@@ -76,6 +79,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// runs reports whether the scenario named is to be run (-only).
+func (c config) runs(name string) bool {
+	if strings.TrimSpace(c.Only) == "" {
+		return true
+	}
+	for _, n := range strings.Split(c.Only, ",") {
+		if strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func logf(format string, args ...any) {
@@ -179,6 +195,25 @@ func run(ctx context.Context, cfg config) (err error) {
 		"--scopes", "catalog:read", "--rate-limit", "0", "--json"); err != nil {
 		return err
 	}
+	// the attackers' keys: one with the default rate limit, four unlimited
+	var attacker struct {
+		Key string `json:"key"`
+	}
+	if err := cliJSON(ctx, bin, data, &attacker, "apikey", "create", "--org", orgID, "--name", "attacker",
+		"--scopes", "catalog:submit", "--json"); err != nil {
+		return err
+	}
+	var unlimited []string
+	for i := range 4 {
+		var k struct {
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", fmt.Sprintf("attacker %d", i+2),
+			"--scopes", "catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		unlimited = append(unlimited, k.Key)
+	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
 	if !cfg.SkipPeer {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
@@ -189,7 +224,37 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix())}
+	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
+		SubmitKeys: map[string]string{}, AttackKey: attacker.Key, AttackKeys: unlimited}
+	for _, name := range append(slices.Clone(submitKinds), webhookKey) {
+		var k struct {
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench "+name,
+			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		tg.SubmitKeys[name] = k.Key
+	}
+
+	if cfg.Revisions > 0 && (cfg.runs("metrics-history") || cfg.runs("metrics-history-window")) {
+		var k struct {
+			ID  int64  `json:"id"`
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench history",
+			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		logf("seeding %d revisions of one client over %d days, then metrics recount", cfg.Revisions, historyDays)
+		seconds, err := seedHistory(ctx, bin, data, orgID, fmt.Sprint(k.ID), cfg.Revisions)
+		if err != nil {
+			return fmt.Errorf("seed the metrics history: %w", err)
+		}
+		rep.History = &historyResult{Revisions: cfg.Revisions, Days: historyDays, Seconds: round(seconds, 1)}
+		tg.HistoryKey = k.Key
+		logf("seeded in %.1f s", seconds)
+	}
 
 	logf("starting serve")
 	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)
@@ -204,20 +269,19 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 
 	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
-	only := map[string]bool{}
-	for _, name := range strings.Split(cfg.Only, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			only[name] = true
-		}
-	}
 	for _, sc := range scenarios(tg, cfg) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if len(only) > 0 && !only[sc.Name] {
+		if !cfg.runs(sc.Name) {
 			continue
 		}
 		rep.Scenarios = append(rep.Scenarios, h.run(sc, false))
+	}
+	if cfg.runs("webhooks") && ctx.Err() == nil {
+		if rep.Webhooks, err = h.measureWebhooks(tg); err != nil {
+			return fmt.Errorf("webhooks: %w", err)
+		}
 	}
 	if cfg.Soak > 0 && ctx.Err() == nil {
 		logf("soak: the mixed load for %s", cfg.Soak)
@@ -296,6 +360,9 @@ type importResult struct {
 	CPU            float64 `json:"cpuCores"`  // the import's own CPU over its wall time
 	OtherCPU       float64 `json:"otherProcessesCPUCores"`
 	Unchanged      int     `json:"unchanged"` // products found as stored, not written
+	// the data folder's database (with its WAL) once the import is done
+	DatabaseMB      float64 `json:"databaseMB"`
+	BytesPerProduct float64 `json:"databaseBytesPerProduct"`
 }
 
 func importCatalog(ctx context.Context, bin, dir, org, path string) (importResult, error) {
@@ -318,12 +385,20 @@ func importCatalog(ctx context.Context, bin, dir, org, path string) (importResul
 		return importResult{}, err
 	}
 	n := counts.Created + counts.Updated + counts.Unchanged
+	var dbBytes int64
+	for _, f := range []string{"data.db", "data.db-wal"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			dbBytes += fi.Size()
+		}
+	}
 	return importResult{
 		Products: n, Unchanged: counts.Unchanged, FileMB: mb(info.Size()), Seconds: round(res.Wall.Seconds(), 3),
-		ProductsPerSec: round(float64(n)/res.Wall.Seconds(), 0),
-		PeakRSSMB:      mb(max(res.MaxRSS, res.HWMSeen)),
-		CPU:            round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
-		OtherCPU:       round(max(0, others)/res.Wall.Seconds(), 2),
+		ProductsPerSec:  round(float64(n)/res.Wall.Seconds(), 0),
+		PeakRSSMB:       mb(max(res.MaxRSS, res.HWMSeen)),
+		CPU:             round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
+		OtherCPU:        round(max(0, others)/res.Wall.Seconds(), 2),
+		DatabaseMB:      mb(dbBytes),
+		BytesPerProduct: round(float64(dbBytes)/float64(max(n, 1)), 0),
 	}, nil
 }
 

@@ -268,8 +268,10 @@ func tryStart(ctx context.Context, bin, dir, logPath, profDir string) (*server, 
 	s.cmd = exec.Command(bin, "serve", "--http", addr, "--dir", dir)
 	s.cmd.SysProcAttr = childAttr()
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	// note: the webhook receivers of the harness listen on 127.0.0.1
+	s.cmd.Env = append(os.Environ(), "ENRICHMENT_WEBHOOK_ALLOW_PRIVATE=1")
 	if profDir != "" {
-		s.cmd.Env = append(os.Environ(), "ENRICHMENT_PROFILE_DIR="+profDir)
+		s.cmd.Env = append(s.cmd.Env, "ENRICHMENT_PROFILE_DIR="+profDir)
 	}
 	if err := s.cmd.Start(); err != nil {
 		logFile.Close()

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // driver "sqlite": the harness reads the imported SKUs
 )
@@ -58,15 +60,33 @@ func readCatalog(dbPath, org string) ([]product, error) {
 type target struct {
 	Key      string // the API key (catalog:read and catalog:submit, unlimited)
 	ProbeKey string // a catalog:read key of an organization without templates
-	SuToken  string // a superuser's token for the peer; "" skips it
-	Org      string
-	Products []product
-	RunID    string // makes externalSubmissionIds unique across runs
+	// SubmitKeys are the keys of the submission kinds by name, one API
+	// client each, so that only a kind's own batches supersede each other
+	SubmitKeys map[string]string
+	SuToken    string // a superuser's token for the peer; "" skips it
+	Org        string
+	Products   []product
+	RunID      string // makes externalSubmissionIds unique across runs
+	// AttackKey (the default rate limit) and AttackKeys (unlimited) are
+	// catalog:submit keys of the same organization for the attacks
+	AttackKey  string
+	AttackKeys []string
+	HistoryKey string // the API client with a year of seeded revisions; "" without -revisions
 }
 
 func (t *target) keyHeader() http.Header {
-	return http.Header{"X-Api-Client-Key": {t.Key}, "Content-Type": {"application/json"}}
+	return header(t.Key)
 }
+
+func header(key string) http.Header {
+	return http.Header{"X-Api-Client-Key": {key}, "Content-Type": {"application/json"}}
+}
+
+// submitKinds are the submission kinds with their own API client; the
+// metrics are read as the client of metricsOf, the one that submits most.
+var submitKinds = []string{"submit1000-c1", "submit1000-c1-supersede30", "submit1000-c4", "submit1000"}
+
+const metricsOf = "submit1000-c4"
 
 func pages(total, size int) int { return (total + size - 1) / size }
 
@@ -128,11 +148,35 @@ func (t *target) lookup(name string, n int) *kind {
 }
 
 func (t *target) metrics() *kind {
-	return &kind{Name: "metrics", Header: t.keyHeader(),
+	return &kind{Name: "metrics", Header: header(t.SubmitKeys[metricsOf]),
 		Next: func(*rand.Rand, int) request {
 			return request{Method: "GET", URL: "/api/enrichment/acceptance-rate"}
 		}}
 }
+
+// metricsHistory reads the acceptance metrics of the client with a year of
+// seeded revisions: over everything, or (window) between two random
+// instants of that year, to the millisecond, so the edges rarely fall on a
+// day's start.
+func (t *target) metricsHistory(name string, window bool) *kind {
+	return &kind{Name: name, Header: header(t.HistoryKey),
+		Next: func(rng *rand.Rand, _ int) request {
+			u := "/api/enrichment/acceptance-rate"
+			if window {
+				const year = historyDays * 24 * time.Hour
+				a := historyEnd.Add(-time.Duration(rng.Int64N(int64(year)))).Truncate(time.Millisecond)
+				b := historyEnd.Add(-time.Duration(rng.Int64N(int64(year)))).Truncate(time.Millisecond)
+				if b.Before(a) {
+					a, b = b, a
+				}
+				u += "?since=" + url.QueryEscape(a.Format(timeParam)) + "&until=" + url.QueryEscape(b.Format(timeParam))
+			}
+			return request{Method: "GET", URL: u}
+		}}
+}
+
+// timeParam is how the harness writes since and until.
+const timeParam = "2006-01-02T15:04:05.000Z07:00"
 
 // peer is the same export through PocketBase's records API as a superuser:
 // 500 a page with the relations expanded, one-based pages.
@@ -152,23 +196,59 @@ func (t *target) peer(name string) *kind {
 
 var createdMarker = []byte(`"status":"CREATED"`)
 
-// submit sends batches of n proposals for distinct existing SKUs, each with
-// its own externalSubmissionId, as a vendor would.
-func (t *target) submit(name string, n int, seed uint64) *kind {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	batches := make([][]byte, 8)
-	for i := range batches {
-		batches[i] = t.proposals(rng, n)
-	}
-	return &kind{Name: name, Unit: "proposals", Header: t.keyHeader(),
+// submit sends batches of n proposals as a vendor would, each with its own
+// externalSubmissionId, from the kind's own API client. share of each
+// batch's items propose fields for the products of the kind's previous
+// batch, whose proposals are still pending: those supersede them. The rest
+// go to products the client has not proposed anything for yet, until the
+// catalog runs out (100 batches of 1000 at 100k products); then the fresh
+// ones start over and supersede too.
+func (t *target) submit(name string, n int, seed uint64, share float64) *kind {
+	g := &batches{t: t, n: n, share: share, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
+	g.order = g.rng.Perm(len(t.Products))
+	return &kind{Name: name, Unit: "proposals", Header: header(t.SubmitKeys[name]),
 		Count: func(b []byte) int { return bytes.Count(b, createdMarker) },
 		Next: func(rng *rand.Rand, seq int) request {
 			var body bytes.Buffer
 			fmt.Fprintf(&body, `{"externalSubmissionId":"bench-%s-%s-%d-%d","items":`, t.RunID, name, rng.Uint32(), seq)
-			body.Write(batches[seq%len(batches)])
+			body.Write(g.next())
 			body.WriteByte('}')
 			return request{Method: "POST", URL: "/api/enrichment/products/submissions", Body: body.Bytes()}
 		}}
+}
+
+// batches makes the successive batches of one submission kind.
+type batches struct {
+	t     *target
+	n     int
+	share float64
+
+	mu    sync.Mutex
+	rng   *rand.Rand
+	order []int // the catalog in the order fresh products are taken
+	taken int   // how many of order were taken
+	prev  []int // the products of the previous batch
+}
+
+// next is the JSON array of the next batch's items.
+func (g *batches) next() []byte {
+	g.mu.Lock()
+	again := int(float64(g.n) * g.share)
+	if again > len(g.prev) {
+		again = len(g.prev)
+	}
+	picked := make([]int, 0, g.n)
+	for _, i := range g.rng.Perm(len(g.prev))[:again] {
+		picked = append(picked, g.prev[i])
+	}
+	for len(picked) < g.n && len(picked) < len(g.order) {
+		picked = append(picked, g.order[g.taken%len(g.order)])
+		g.taken++
+	}
+	g.prev = picked
+	rng := rand.New(rand.NewPCG(g.rng.Uint64(), 0x17e35))
+	g.mu.Unlock()
+	return g.t.proposals(rng, picked)
 }
 
 type proposalItem struct {
@@ -205,12 +285,13 @@ var (
 	details = []string{"Deep Red", "Slate Grey", "Recycled polyester", "Machine wash 30 °C", "Regular fit", "42", "1.2 kg", "true"}
 )
 
-// proposals is a JSON array of n realistic proposals for distinct SKUs:
-// most propose a name and attributes, many a description, some files, and
-// a few send a field that is not enrichable. Each is about 0.5-1 KB.
-func (t *target) proposals(rng *rand.Rand, n int) []byte {
-	items := make([]proposalItem, 0, n)
-	for _, i := range distinct(rng, len(t.Products), n) {
+// proposals is a JSON array of realistic proposals for the products at the
+// given indexes: most propose a name and attributes, many a description,
+// some files, and a few send a field that is not enrichable. Each is about
+// 0.5-1 KB.
+func (t *target) proposals(rng *rand.Rand, indexes []int) []byte {
+	items := make([]proposalItem, 0, len(indexes))
+	for _, i := range indexes {
 		p := t.Products[i]
 		it := proposalItem{SKU: p.SKU, Confidence: 30 + rng.IntN(71)}
 		if rng.IntN(10) < 7 {

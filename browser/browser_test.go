@@ -28,10 +28,13 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 		proposal{"SKU-NEW", 20, enrichment.Fields{Name: ptr("Newest edition")}},
 		proposal{"SKU-M-BLUE", -1, enrichment.Fields{Files: &[]string{"https://docs.example/blue.pdf"}}},
 		proposal{"BULK-0001", 85, enrichment.Fields{Name: ptr("Bulk item one")}},
-		proposal{"SKU-1", 40, enrichment.Fields{Name: ptr("Runner Classic")}},
 	)
-	runner, crimson, newest, blue, bulk, classic := ids[0], ids[1], ids[2], ids[3], ids[4], ids[5]
-	other := s.submit(a, "submit", proposal{"BULK-0002", 70, enrichment.Fields{Name: ptr("Bulk item two")}})[0]
+	runner, crimson, newest, blue, bulk := ids[0], ids[1], ids[2], ids[3], ids[4]
+	// another client's: a competing proposal for SKU-1 (one of the same
+	// client would supersede runner's name)
+	theirs := s.submit(a, "submit", proposal{"BULK-0002", 70, enrichment.Fields{Name: ptr("Bulk item two")}},
+		proposal{"SKU-1", 40, enrichment.Fields{Name: ptr("Runner Classic")}})
+	other, classic := theirs[0], theirs[1]
 	ofB := s.submit(b, "both",
 		proposal{"SKU-1", 95, enrichment.Fields{Name: ptr("Beta drill pro")}},
 		proposal{"B-ONLY", 50, enrichment.Fields{Description: ptr("Only in B")}})
@@ -64,7 +67,7 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 		{"band 50-79", func() { do(t, ctx, chromedp.Click(chromedp.CSS(`#bands .band[data-band="50-79"]`))) }, []string{other, crimson}},
 		{"band none", func() { do(t, ctx, chromedp.Click(chromedp.CSS(`#bands .band[data-band=""]`))) }, []string{blue}},
 		{"all bands", func() { do(t, ctx, chromedp.Click(chromedp.CSS(`#bands .band[data-band="all"]`))) }, want},
-		{"client submit", func() { pick(t, ctx, "#f-client", store.FormatID(a.Clients["submit"])) }, []string{other}},
+		{"client submit", func() { pick(t, ctx, "#f-client", store.FormatID(a.Clients["submit"])) }, []string{other, classic}},
 		{"all clients", func() { pick(t, ctx, "#f-client", "") }, want},
 		{"template Shoes", func() { pick(t, ctx, "#f-template", templateID(t, s, a.Org, "Shoes")) }, []string{runner, crimson, classic, blue}},
 		{"SKU bulk", func() {
@@ -74,7 +77,7 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 		{"sorted oldest first", func() {
 			do(t, ctx, chromedp.Evaluate[chromedp.Void](`(() => { const i = document.querySelector('#f-sku'); i.value = ''; i.dispatchEvent(new Event('input')); })()`))
 			pick(t, ctx, "#f-sort", "age-desc")
-		}, []string{runner, crimson, newest, blue, bulk, classic, other}},
+		}, []string{runner, crimson, newest, blue, bulk, other, classic}},
 	}
 	for _, f := range filters {
 		f.action()

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -27,11 +28,49 @@ const reviewerPassword = "reviewer-password"
 // service is the enrichment service on a fresh copy of the fixture, serving
 // the real pages of ../pb_public on a loopback port.
 type service struct {
-	t   *testing.T
-	f   *fixture.Fixture
-	app *tests.TestApp
-	url string // http://127.0.0.1:PORT
+	t        *testing.T
+	f        *fixture.Fixture
+	app      *tests.TestApp
+	url      string        // http://127.0.0.1:PORT
+	statuses *statusCounts // of every answer the server gave
 }
+
+// statusCounts counts answers by status.
+type statusCounts struct {
+	mu sync.Mutex
+	n  map[int]int
+}
+
+func (c *statusCounts) get(status int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[status]
+}
+
+// counting serves h, counting its answers by status.
+func (c *statusCounts) counting(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		c.mu.Lock()
+		c.n[rec.status]++
+		c.mu.Unlock()
+	})
+}
+
+// statusRecorder notes the status its response was answered with.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // newService starts the service for one test; it stops when the test ends.
 func newService(t *testing.T) *service {
@@ -39,10 +78,10 @@ func newService(t *testing.T) *service {
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
 	t.Cleanup(app.Cleanup)
-	mux := fixture.Serve(t, app)
-	srv := httptest.NewServer(mux)
+	statuses := &statusCounts{n: map[int]int{}}
+	srv := httptest.NewServer(statuses.counting(fixture.Serve(t, app)))
 	t.Cleanup(srv.Close)
-	return &service{t: t, f: f, app: app, url: srv.URL}
+	return &service{t: t, f: f, app: app, url: srv.URL, statuses: statuses}
 }
 
 // addReviewer creates a reviewer of org with reviewerPassword.

@@ -78,7 +78,7 @@ const (
 	maxProductText = enrichment.MaxProductTextLength
 	maxWebsite     = enrichment.MaxWebsiteLength
 	maxDescription = enrichment.MaxDescriptionLength
-	maxJSON        = 1 << 20 // PocketBase's default
+	maxJSON        = enrichment.MaxJSONFieldSize
 )
 
 // check collects the first problem of item index of a list, with its path.

@@ -1,4 +1,4 @@
-// Package cmd adds the service's subcommands (org, apikey, import, demo) to
+// Package cmd adds the service's subcommands (org, apikey, import, metrics, demo) to
 // PocketBase's root command, next to its own serve, superuser and migrate.
 package cmd
 
@@ -20,6 +20,7 @@ func Commands(app core.App) []*cobra.Command {
 		orgCommand(app),
 		apikeyCommand(app),
 		importCommand(app),
+		metricsCommand(app),
 		demoCommand(app),
 	}
 }

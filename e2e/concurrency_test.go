@@ -64,10 +64,22 @@ type decision struct {
 // TestConcurrentReviewAndSubmit has vendors keep proposing changes to a few
 // products while reviewers decide them, two of them racing on some
 // revisions: no 5xx, no lock errors, one decision per revision, no lost
-// update, and metrics that match the revisions table.
+// update, and metrics that match the revisions table. The vendor's newer
+// proposals supersede its older pending ones meanwhile, so a decision may
+// also be refused because the revision, or an approved field, was
+// superseded first.
 func TestConcurrentReviewAndSubmit(t *testing.T) {
 	dir := t.TempDir()
 	orgID, key := newOrgWithKey(t, dir, "Race Co")
+	// vendors: each batch is sent with one of these keys, so proposals of
+	// different clients compete for the same products (only a client's own
+	// newer proposals supersede its older ones)
+	var vendors []vendorKey
+	for range 4 {
+		var v vendorKey
+		cliJSON(t, dir, &v, "apikey", "create", "--org", orgID, "--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json")
+		vendors = append(vendors, v)
+	}
 
 	const products = 20
 	original := map[string]map[string]string{}
@@ -148,7 +160,7 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 					items, props = append(items, item), append(props, p)
 				}
 				body, _ := json.Marshal(map[string]any{"items": items})
-				a := send(http.MethodPost, srv.base+submissionsPath, key, body)
+				a := send(http.MethodPost, srv.base+submissionsPath, vendors[rng.IntN(len(vendors))].Key, body)
 				observe("submit", a)
 				if a.status != http.StatusOK {
 					report("submit: %d %s", a.status, tail(string(a.body)))
@@ -202,8 +214,8 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 				}
 				if rng.IntN(4) > 0 {
 					d := decide(rev, r, rng)
-					if d.code != http.StatusOK {
-						report("decision on revision %d: status %d", rev, d.code)
+					if d.code != http.StatusOK && !(d.code == http.StatusBadRequest && strings.Contains(d.body, "superseded")) {
+						report("decision on revision %d: status %d: %s", rev, d.code, tail(d.body))
 					}
 					mu.Lock()
 					decisions = append(decisions, d)
@@ -228,9 +240,12 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 				codes := []int{pair[0].code, pair[1].code}
 				slices.Sort(codes)
 				loser := pair[0].body + pair[1].body
-				if !slices.Equal(codes, []int{http.StatusOK, http.StatusBadRequest}) || !strings.Contains(loser, "decision is final") {
-					report("race on revision %d: statuses %v, want one 200 and one 400 saying the decision is final: %s",
-						rev, codes, tail(loser))
+				final := slices.Equal(codes, []int{http.StatusOK, http.StatusBadRequest}) &&
+					(strings.Contains(loser, "decision is final") || strings.Contains(loser, "superseded"))
+				superseded := slices.Equal(codes, []int{http.StatusBadRequest, http.StatusBadRequest}) && strings.Contains(loser, "superseded")
+				if !final && !superseded {
+					report("race on revision %d: statuses %v, want one 200 and one 400 saying the decision is final "+
+						"(or both refused as superseded): %s", rev, codes, tail(loser))
 				}
 				mu.Lock()
 				decisions = append(decisions, pair...)
@@ -265,7 +280,7 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 	}
 	t.Logf("%d requests; %d revisions submitted, %d decided (%d decisions sent, %d races of two reviewers)",
 		requests.Load(), len(proposals), len(won), len(decisions), races)
-	checkReviewOutcome(t, openReadOnly(t, dir), srv.base, key, emails, proposals, won, original)
+	checkReviewOutcome(t, openReadOnly(t, dir), srv.base, key, vendors, emails, proposals, won, original)
 	srv.stop()
 	if out := srv.stdout.String() + srv.stderr.String(); strings.Contains(strings.ToLower(out), "database is locked") {
 		t.Errorf("serve reported a locked database: %s", tail(out))
@@ -274,9 +289,9 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 
 // checkReviewOutcome compares the revisions and products stored with the
 // decisions the reviewers saw succeed, and the metrics with the table.
-func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, emails []string,
+func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, vendors []vendorKey, emails []string,
 	proposals map[int64]proposal, won map[int64]decision, original map[string]map[string]string) {
-	rows, err := db.Query(`SELECT CAST(id AS INTEGER), sku, status, approvedFields, reviewedAt, reviewer, confidenceBand FROM revisions`)
+	rows, err := db.Query(`SELECT CAST(id AS INTEGER), apiClient, sku, status, approvedFields, supersededFields, reviewedAt, reviewer, confidenceBand FROM revisions`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,28 +302,30 @@ func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, emails []str
 		value string
 	}
 	last := map[string][]applied{} // by sku and field: accepted values
-	counts := map[string]int{}     // by status and status/band
+	counts := map[string]int{}     // by client/status and client/status/band
 	stored := 0
 	for rows.Next() {
 		var id int64
-		var sku, status, approvedRaw, reviewedAt, reviewer, band string
-		if err := rows.Scan(&id, &sku, &status, &approvedRaw, &reviewedAt, &reviewer, &band); err != nil {
+		var client, sku, status, approvedRaw, supersededRaw, reviewedAt, reviewer, band string
+		if err := rows.Scan(&id, &client, &sku, &status, &approvedRaw, &supersededRaw, &reviewedAt, &reviewer, &band); err != nil {
 			t.Fatal(err)
 		}
 		stored++
 		counts[status]++
-		counts[status+"/"+band]++
+		counts[client+"/"+status]++
+		counts[client+"/"+status+"/"+band]++
 		p, ok := proposals[id]
 		if !ok || p.sku != sku {
 			t.Errorf("revision %d of %s: not a revision the submitters were answered (%+v)", id, sku, p)
 			continue
 		}
-		var approved []string
+		var approved, superseded []string
 		_ = json.Unmarshal([]byte(approvedRaw), &approved)
+		_ = json.Unmarshal([]byte(supersededRaw), &superseded)
 		d, decided := won[id]
 		switch {
 		case !decided:
-			if status != "pending" || reviewedAt != "" {
+			if (status != "pending" && status != "superseded") || reviewedAt != "" {
 				t.Errorf("revision %d: no reviewer was told it was decided, yet it is %s at %q", id, status, reviewedAt)
 			}
 			continue
@@ -320,8 +337,12 @@ func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, emails []str
 		switch {
 		case d.status == "rejected":
 			want = nil
-		case want == nil:
-			want = slices.Sorted(maps.Keys(p.fields))
+		case want == nil: // every field still pending (a decided revision is never superseded later)
+			for _, f := range slices.Sorted(maps.Keys(p.fields)) {
+				if !slices.Contains(superseded, f) {
+					want = append(want, f)
+				}
+			}
 		}
 		if !sameSet(approved, want) {
 			t.Errorf("revision %d: approvedFields %v, want %v", id, approved, want)
@@ -371,33 +392,47 @@ func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, emails []str
 			}
 		}
 	}
-	t.Logf("%d revisions: %d accepted, %d rejected, %d pending; %d product fields checked against their last accepted value",
-		stored, counts["accepted"], counts["rejected"], counts["pending"], changed)
+	t.Logf("%d revisions: %d accepted, %d rejected, %d pending, %d superseded; %d product fields checked against their last accepted value",
+		stored, counts["accepted"], counts["rejected"], counts["pending"], counts["superseded"], changed)
 
-	// metrics agree with the table
-	var m struct {
-		TotalSubmitted, Reviewed, Accepted, Rejected, Pending int
-		AcceptanceRate                                        float64
-		ByConfidenceBand                                      []struct {
-			Band               string
-			Reviewed, Accepted int
+	// each vendor's metrics agree with the table
+	total := 0
+	for _, v := range vendors {
+		var m struct {
+			TotalSubmitted, Reviewed, Accepted, Rejected, Pending, Superseded int
+			AcceptanceRate                                                    float64
+			ByConfidenceBand                                                  []struct {
+				Band               string
+				Reviewed, Accepted int
+			}
 		}
-	}
-	if err := json.Unmarshal(mustGet(t, base+"/api/enrichment/acceptance-rate", key, http.StatusOK), &m); err != nil {
-		t.Fatal(err)
-	}
-	reviewed := counts["accepted"] + counts["rejected"]
-	if m.Accepted != counts["accepted"] || m.Rejected != counts["rejected"] || m.Pending != counts["pending"] ||
-		m.Reviewed != reviewed || m.TotalSubmitted != stored ||
-		math.Abs(m.AcceptanceRate-math.Round(float64(counts["accepted"])/float64(max(reviewed, 1))*1e4)/1e4) > 1e-9 {
-		t.Errorf("metrics %+v, table %v", m, counts)
-	}
-	for _, b := range m.ByConfidenceBand {
-		acc, rej := counts["accepted/"+b.Band], counts["rejected/"+b.Band]
-		if b.Accepted != acc || b.Reviewed != acc+rej {
-			t.Errorf("band %s: %d of %d accepted, table %d of %d", b.Band, b.Accepted, b.Reviewed, acc, acc+rej)
+		if err := json.Unmarshal(mustGet(t, base+"/api/enrichment/acceptance-rate", v.Key, http.StatusOK), &m); err != nil {
+			t.Fatal(err)
 		}
+		c := func(status string) int { return counts[fmt.Sprint(v.ID)+"/"+status] }
+		reviewed := c("accepted") + c("rejected")
+		if m.Accepted != c("accepted") || m.Rejected != c("rejected") || m.Pending != c("pending") ||
+			m.Superseded != c("superseded") || m.Reviewed != reviewed || m.TotalSubmitted != reviewed+c("pending")+c("superseded") ||
+			math.Abs(m.AcceptanceRate-math.Round(float64(c("accepted"))/float64(max(reviewed, 1))*1e4)/1e4) > 1e-9 {
+			t.Errorf("metrics of client %d %+v, table %v", v.ID, m, counts)
+		}
+		for _, b := range m.ByConfidenceBand {
+			acc, rej := c("accepted/"+b.Band), c("rejected/"+b.Band)
+			if b.Accepted != acc || b.Reviewed != acc+rej {
+				t.Errorf("client %d, band %s: %d of %d accepted, table %d of %d", v.ID, b.Band, b.Accepted, b.Reviewed, acc, acc+rej)
+			}
+		}
+		total += m.TotalSubmitted
 	}
+	if total != stored {
+		t.Errorf("the vendors' metrics count %d revisions, the table holds %d", total, stored)
+	}
+}
+
+// vendorKey is an API key made with apikey create --json.
+type vendorKey struct {
+	ID  int64
+	Key string
 }
 
 func sameSet(a, b []string) bool {

@@ -216,8 +216,13 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	if first.status != 200 || err != nil || len(ids) != 8 {
 		t.Fatalf("submission to the previous release: %d %v %s", first.status, err, first.body)
 	}
-	if a := send(http.MethodPost, api+"/products/submissions", keyB.Key, submitBody(skus(keyB.Key, 3))); a.status != 200 {
-		t.Fatalf("submission of B: %d %s", a.status, a.body)
+	// the id after the items: this release hashes such a body as it streams in
+	batchB := submitBody(skus(keyB.Key, 3))
+	batchB = []byte(strings.Replace(string(batchB), `{"externalSubmissionId":"batch-1","items":`, `{"items":`, 1))
+	batchB = append(batchB[:len(batchB)-1], []byte(`, "externalSubmissionId": "batch-b"}`)...)
+	firstB := send(http.MethodPost, api+"/products/submissions", keyB.Key, batchB)
+	if firstB.status != 200 {
+		t.Fatalf("submission of B: %d %s", firstB.status, firstB.body)
 	}
 	token := signIn(t, srv.base, "_superusers", "root@example.com", "upgrade-password-1")
 	decide := func(base string, id int64, body string) answer {
@@ -241,15 +246,36 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 			t.Errorf("after the upgrade: %s", d)
 		}
 	}
+	// the states this release adds: decisions made before closed their
+	// revisions when they were made
+	var revisions struct {
+		Items []struct {
+			Status               string
+			ReviewedAt, ClosedAt *string
+		}
+	}
+	if err := json.Unmarshal(mustGet(t, api+"/revisions?pageSize=500", keyA.Key, 200), &revisions); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range revisions.Items {
+		if (r.Status == "pending") != (r.ClosedAt == nil) || (r.ReviewedAt != nil && (r.ClosedAt == nil || *r.ClosedAt != *r.ReviewedAt)) {
+			t.Errorf("revision %d after the upgrade: %s, reviewed %v, closed %v", i, r.Status, r.ReviewedAt, r.ClosedAt)
+		}
+	}
 	if status, _ := get(api+"/attribute-templates", rotated.Key); status != 200 {
 		t.Errorf("a rotated-out key in its grace period: %d after the upgrade", status)
 	}
 	if status, _ := get(api+"/attribute-templates", revoked.Key); status != 401 {
 		t.Errorf("a revoked key: %d after the upgrade, want 401", status)
 	}
-	replay := send(http.MethodPost, api+"/products/submissions", keyA.Key, batchA)
-	if replay.status != 200 || replay.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(replay.body, first.body) {
-		t.Errorf("the idempotent retry after the upgrade: %d %q %s", replay.status, replay.header.Get("Idempotent-Replayed"), replay.body)
+	for _, retry := range []struct {
+		key         string
+		batch, want []byte
+	}{{keyA.Key, batchA, first.body}, {keyB.Key, batchB, firstB.body}} {
+		replay := send(http.MethodPost, api+"/products/submissions", retry.key, retry.batch)
+		if replay.status != 200 || replay.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(replay.body, retry.want) {
+			t.Errorf("the idempotent retry after the upgrade: %d %q %s", replay.status, replay.header.Get("Idempotent-Replayed"), replay.body)
+		}
 	}
 	token = signIn(t, srv.base, "_superusers", "root@example.com", "upgrade-password-1")
 	if a := decide(srv.base, ids[0], `{"status":"rejected"}`); a.status != 400 {
@@ -280,6 +306,22 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	if want := (importCounts{Unchanged: 600, KeptEnriched: 1}); counts != want {
 		t.Errorf("the same catalog again: %+v, want %+v", counts, want)
 	}
+
+	// the upgrade turned PocketBase's rate limiter on for sign-in
+	throttled := false
+	for i := 0; i < 30 && !throttled; i++ {
+		a := pbJSON(http.MethodPost, srv.base+"/api/collections/_superusers/auth-with-password", "",
+			map[string]string{"identity": "root@example.com", "password": fmt.Sprintf("guess-%d", i)})
+		throttled = a.status == http.StatusTooManyRequests
+	}
+	if !throttled {
+		t.Errorf("30 wrong superuser passwords after the upgrade, none refused with 429")
+	}
 	srv.stop()
 	srv.checkNoSQLEcho()
+	for _, ttl := range column(t, openReadOnly(t, dir), "SELECT proposalTtlDays FROM organizations") {
+		if ttl != "90" {
+			t.Errorf("an organization of the previous release keeps proposals %s days, want the default 90", ttl)
+		}
+	}
 }

@@ -14,15 +14,29 @@ const (
 // Scopes lists every scope, in the order they are documented.
 var Scopes = []string{ScopeRead, ScopeSubmit}
 
-// Revision statuses: a revision starts pending and is decided once.
+// Revision statuses: a revision starts pending and ends once, in one of the
+// others. Reviewers accept or reject; the service supersedes and expires.
 const (
-	StatusPending  = "pending"
-	StatusAccepted = "accepted"
-	StatusRejected = "rejected"
+	StatusPending    = "pending"
+	StatusAccepted   = "accepted"
+	StatusRejected   = "rejected"
+	StatusSuperseded = "superseded"
+	StatusExpired    = "expired"
 )
 
 // Statuses lists every revision status, in the order they are documented.
-var Statuses = []string{StatusPending, StatusAccepted, StatusRejected}
+var Statuses = []string{StatusPending, StatusAccepted, StatusRejected, StatusSuperseded, StatusExpired}
+
+// Reasons a reviewer may give when something of a proposal is not applied,
+// in the order they are documented.
+var Reasons = []string{"inaccurate", "low_quality", "off_brand", "incomplete", "duplicate", "other"}
+
+// MaxCommentLength bounds a reviewer's comment, in characters.
+const MaxCommentLength = 2000
+
+// DefaultProposalTTLDays is how many days a new organization's proposals may
+// wait for review before they expire (0 would be never).
+const DefaultProposalTTLDays = 90
 
 // EnrichableFields are the product fields a proposal may change, in API order.
 var EnrichableFields = []string{"name", "slug", "description", "attributes", "files"}

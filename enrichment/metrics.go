@@ -3,13 +3,22 @@ package enrichment
 // AcceptanceMetrics is GET /acceptance-rate's body: how one API client's
 // proposals fared within a window.
 type AcceptanceMetrics struct {
-	TotalSubmitted   int           `json:"totalSubmitted"` // reviewed + pending
-	Reviewed         int           `json:"reviewed"`       // accepted + rejected
-	Accepted         int           `json:"accepted"`
-	Rejected         int           `json:"rejected"`
-	Pending          int           `json:"pending"`
-	AcceptanceRate   float64       `json:"acceptanceRate"`
-	ByConfidenceBand []BandMetrics `json:"byConfidenceBand"`
+	TotalSubmitted   int             `json:"totalSubmitted"` // reviewed + pending + superseded + expired
+	Reviewed         int             `json:"reviewed"`       // accepted + rejected
+	Accepted         int             `json:"accepted"`
+	Rejected         int             `json:"rejected"`
+	Pending          int             `json:"pending"`
+	AcceptanceRate   float64         `json:"acceptanceRate"`
+	ByConfidenceBand []BandMetrics   `json:"byConfidenceBand"`
+	Superseded       int             `json:"superseded"`
+	Expired          int             `json:"expired"`
+	ByReason         []ReasonMetrics `json:"byReason"`
+}
+
+// ReasonMetrics counts the decided revisions that carry one reason.
+type ReasonMetrics struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
 }
 
 // BandMetrics are the decided proposals of one confidence band.
@@ -20,37 +29,17 @@ type BandMetrics struct {
 	AcceptanceRate float64 `json:"acceptanceRate"`
 }
 
-// NewAcceptanceMetrics is the metrics of nothing: zeros, every band listed.
+// NewAcceptanceMetrics is the metrics of nothing: zeros, every band and
+// every reason listed.
 func NewAcceptanceMetrics() AcceptanceMetrics {
-	m := AcceptanceMetrics{ByConfidenceBand: make([]BandMetrics, len(ConfidenceBands))}
+	m := AcceptanceMetrics{ByConfidenceBand: make([]BandMetrics, len(ConfidenceBands)), ByReason: make([]ReasonMetrics, len(Reasons))}
 	for i, band := range ConfidenceBands {
 		m.ByConfidenceBand[i].Band = band
 	}
+	for i, reason := range Reasons {
+		m.ByReason[i].Reason = reason
+	}
 	return m
-}
-
-// Count adds n revisions of one status and band ("": submitted without
-// confidence, in no band); the derived figures are left to Finish.
-func (m *AcceptanceMetrics) Count(status, band string, n int) {
-	switch status {
-	case StatusAccepted:
-		m.Accepted += n
-	case StatusRejected:
-		m.Rejected += n
-	case StatusPending:
-		m.Pending += n
-		return // note: bands hold decided revisions only
-	default:
-		return
-	}
-	for i := range m.ByConfidenceBand {
-		if b := &m.ByConfidenceBand[i]; b.Band == band {
-			b.Reviewed += n
-			if status == StatusAccepted {
-				b.Accepted += n
-			}
-		}
-	}
 }
 
 // Add adds the counts of o; the derived figures are left to Finish.
@@ -58,16 +47,21 @@ func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 	m.Accepted += o.Accepted
 	m.Rejected += o.Rejected
 	m.Pending += o.Pending
+	m.Superseded += o.Superseded
+	m.Expired += o.Expired
 	for i := range m.ByConfidenceBand {
 		m.ByConfidenceBand[i].Reviewed += o.ByConfidenceBand[i].Reviewed
 		m.ByConfidenceBand[i].Accepted += o.ByConfidenceBand[i].Accepted
+	}
+	for i := range m.ByReason {
+		m.ByReason[i].Count += o.ByReason[i].Count
 	}
 }
 
 // Finish computes the totals and rates from the counts.
 func (m *AcceptanceMetrics) Finish() {
 	m.Reviewed = m.Accepted + m.Rejected
-	m.TotalSubmitted = m.Reviewed + m.Pending
+	m.TotalSubmitted = m.Reviewed + m.Pending + m.Superseded + m.Expired
 	m.AcceptanceRate = Rate(m.Accepted, m.Reviewed)
 	for i := range m.ByConfidenceBand {
 		b := &m.ByConfidenceBand[i]

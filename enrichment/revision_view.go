@@ -7,25 +7,31 @@ const (
 	OutcomePending     = "pending"     // the revision awaits review
 	OutcomeApplied     = "applied"     // accepted, and the field was applied
 	OutcomeNotApplied  = "not_applied" // rejected, or left out of a partial approval
+	OutcomeSuperseded  = "superseded"  // a newer proposal of the same client replaced it
+	OutcomeExpired     = "expired"     // the revision waited too long
 	OutcomeOverwritten = "overwritten" // applied, then replaced by a later catalog import
 )
 
 // RevisionItem is a revision as the API client that submitted it sees it.
 type RevisionItem struct {
-	ID          int64         `json:"id"`
-	SKU         string        `json:"sku"`
-	ProductID   *int64        `json:"productId"`  // nil once the product is gone
-	Confidence  *int          `json:"confidence"` // nil when submitted without
-	Status      string        `json:"status"`
-	SubmittedAt string        `json:"submittedAt"`
-	ReviewedAt  *string       `json:"reviewedAt"` // nil while pending
-	Fields      FieldOutcomes `json:"fields"`
+	ID           int64         `json:"id"`
+	SKU          string        `json:"sku"`
+	ProductID    *int64        `json:"productId"`  // nil once the product is gone
+	Confidence   *int          `json:"confidence"` // nil when submitted without
+	Status       string        `json:"status"`
+	SubmittedAt  string        `json:"submittedAt"`
+	ReviewedAt   *string       `json:"reviewedAt"`   // nil unless a reviewer decided
+	ClosedAt     *string       `json:"closedAt"`     // nil while pending
+	SupersededBy *int64        `json:"supersededBy"` // the newer revision, when superseded
+	Reason       *string       `json:"reason"`       // given with a decision, else nil
+	Comment      *string       `json:"comment"`      // given with a decision, else nil
+	Fields       FieldOutcomes `json:"fields"`
 }
 
 // FieldOutcome is what became of one proposed field.
 type FieldOutcome struct {
 	Field   string // an enrichable field name
-	Outcome string // OutcomePending, OutcomeApplied or OutcomeNotApplied
+	Outcome string // one of the Outcome* values
 }
 
 // FieldOutcomes encode as one JSON object keyed by field, in enrichable

@@ -2,12 +2,17 @@
 // through the dashboard, the records API or Go code alike.
 package hooks
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/pocketbase/core"
+)
 
 // Register binds every hook of the service to app.
 func Register(app core.App) {
 	registerIDs(app)
+	registerOrganizations(app)
 	registerAPIClients(app)
+	hideFromEveryone(app, schema.Webhooks, "secret") // sealed, and still never shown
 	registerProducts(app)
 	registerRevisions(app)
 }

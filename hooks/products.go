@@ -9,10 +9,12 @@ import (
 )
 
 // registerProducts raises the organization's generation with every product
-// created through PocketBase (the dashboard, the records API, Go code), in
-// the transaction that creates it, so no cached export page start outlives
-// it. Updates and deletions are counted by triggers, and the import bumps
-// once for its inserts (store/generations.go says why not a trigger).
+// created through PocketBase (the dashboard, the records API, Go code), and
+// writes its upsert to the change feed, in the transaction that creates it,
+// so no cached export page start outlives it and no follower of the feed
+// misses it. Updates and deletions are seen by triggers, and the import
+// does the same for its inserts (store/generations.go says why not a
+// trigger).
 func registerProducts(app core.App) {
 	app.OnRecordCreate(schema.Products).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentProductGeneration",
@@ -21,7 +23,11 @@ func registerProducts(app core.App) {
 				if err := e.Next(); err != nil {
 					return err
 				}
-				return store.New(txApp).BumpGeneration(enrichment.Org(e.Record.GetString("organization")))
+				st, org := store.New(txApp), enrichment.Org(e.Record.GetString("organization"))
+				if err := st.BumpGeneration(org); err != nil {
+					return err
+				}
+				return st.RecordUpserts(org, []int64{store.ParseID(e.Record.Id)})
 			})
 		},
 	})

@@ -1,14 +1,20 @@
 package hooks
 
 import (
+	"encoding/json/jsontext"
 	"encoding/json/v2"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -24,38 +30,121 @@ const deciderKey = "@enrichmentDecider"
 // systemDecider is the reviewer recorded for decisions saved by Go code.
 const systemDecider = "system"
 
-// decisionFields may be changed by whoever decides; serverFields are set by
-// the server alone, so values sent for them are dropped.
+// decisionFields may be changed by whoever decides, with the decision;
+// serverFields are set by the server alone, so values sent for them are
+// dropped.
 var (
-	decisionFields = []string{"status", "approvedFields"}
-	serverFields   = []string{"reviewedAt", "reviewer"}
+	decisionFields = []string{"status", "approvedFields", "reason", "comment"}
+	serverFields   = []string{"reviewedAt", "reviewer", "closedAt", "supersededBy", "supersededFields"}
 )
 
 // registerRevisions makes updating a revision the review decision: the state
 // check, applying the approved fields to the product and stamping who decided
 // when, all in one transaction, for the dashboard, the records API and Go
-// saves alike.
+// saves alike (docs/review.md). Revisions are history: they are deleted only
+// with their organization.
 func registerRevisions(app core.App) {
-	app.OnRecordUpdateRequest("revisions").Bind(&hook.Handler[*core.RecordRequestEvent]{
+	app.OnRecordUpdateRequest(schema.Revisions).Bind(&hook.Handler[*core.RecordRequestEvent]{
 		Id: "enrichmentReviewDecider",
 		Func: func(e *core.RecordRequestEvent) error {
+			if err := singleStatus(e); err != nil {
+				return err
+			}
 			// note: the body is already loaded into e.Record; this overwrites
 			// whatever a client may have sent under the same key
 			e.Record.Set(deciderKey, decider(e.Auth))
 			return e.Next()
 		},
 	})
-	app.OnRecordUpdate("revisions").Bind(&hook.Handler[*core.RecordEvent]{
+	app.OnRecordUpdate(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
-			return inTransaction(e, func(txApp core.App) error {
-				if err := decide(txApp, e.Record); err != nil {
+			decided := false
+			err := inTransaction(e, func(txApp core.App) error {
+				var err error
+				if decided, err = decide(txApp, e.Record); err != nil {
 					return err
 				}
-				return e.Next()
+				if err := e.Next(); err != nil || !decided {
+					return err
+				}
+				// the metric counters and the vendor's webhook events, in the
+				// decision's transaction
+				st, org, r := store.New(txApp), enrichment.Org(e.Record.GetString("organization")), e.Record
+				err = st.RecordDecision(org, r.GetString("apiClient"), r.GetDateTime("created"), r.GetString("confidenceBand"),
+					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
+				if err != nil {
+					return err
+				}
+				return st.QueueRevisionEvent(org, store.ParseID(r.Id), r.GetString("status"))
 			})
+			if err == nil && decided {
+				webhooks.Notify(e.App)
+			}
+			// an overdue revision is refused, then expired, in a transaction
+			// of its own (the decision's was rolled back)
+			if rule, ok := enrichment.AsError(err); ok && rule.Rule == store.RuleRevisionExpired {
+				org := enrichment.Org(e.Record.GetString("organization"))
+				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, time.Now()); expireErr != nil {
+					return errors.Join(err, expireErr)
+				}
+				webhooks.Notify(e.App)
+			}
+			return apiError(err)
 		},
 	})
+	app.OnRecordDelete(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
+		Id: "enrichmentKeepRevisions",
+		Func: func(e *core.RecordEvent) error {
+			if organizationExists(e.App, e.Record.GetString("organization")) {
+				return router.NewBadRequestError("Revisions are the vendors' history: they are deleted only with their organization.", nil)
+			}
+			return e.Next()
+		},
+	})
+}
+
+// singleStatus refuses a decision whose status is anything but one string.
+// note: PocketBase has already normalized the body when this runs (an
+// array's last element becomes the status), so the raw body is read again
+// (PocketBase keeps it re-readable): JSON, whose member names PocketBase
+// matches without case, or form values.
+func singleStatus(e *core.RecordRequestEvent) error {
+	refuse := router.NewBadRequestError("A decision's status must be one string: accepted or rejected.",
+		validation.Errors{"status": validation.NewError("validation_invalid_status", "Must be a single string.")})
+	if form := e.Request.Form; form != nil {
+		for name, values := range form {
+			if strings.EqualFold(name, "status") && len(values) > 1 {
+				return refuse
+			}
+		}
+		return nil
+	}
+	if !strings.HasPrefix(e.Request.Header.Get("Content-Type"), "application/json") {
+		return nil
+	}
+	raw, err := io.ReadAll(e.Request.Body)
+	if err != nil {
+		return err
+	}
+	var members map[string]jsontext.Value
+	if json.Unmarshal(raw, &members) != nil {
+		return nil // PocketBase has refused what it could not read
+	}
+	for name, v := range members {
+		if strings.EqualFold(name, "status") && v.Kind() != '"' {
+			return refuse
+		}
+	}
+	return nil
+}
+
+// organizationExists reports whether an organization record is stored; in
+// the transaction that deletes an organization, it no longer is while its
+// records are deleted with it.
+func organizationExists(app core.App, id string) bool {
+	_, err := app.FindRecordById(schema.Organizations, id)
+	return err == nil
 }
 
 // decider names the identity deciding through an HTTP request.
@@ -77,17 +166,17 @@ func decider(auth *core.Record) string {
 }
 
 // decide checks the update of rev against the stored revision and, for a
-// decision, applies it: rev is then ready to be saved. Only app (the
-// transaction) is used.
-func decide(app core.App, rev *core.Record) error {
+// decision, applies it: rev is then ready to be saved; decided tells
+// whether it is a decision. Only app (the transaction) is used.
+func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	// note: re-read inside the transaction, so two concurrent decisions
 	// cannot both start from "pending"
 	stored, err := app.FindRecordById(rev.Collection(), rev.Id)
 	if err != nil {
-		return fmt.Errorf("reload revision %s: %w", rev.Id, err)
+		return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
 	}
 	if err := checkReadOnly(app, stored, rev); err != nil {
-		return err
+		return false, err
 	}
 	for _, name := range serverFields {
 		rev.Set(name, stored.Get(name))
@@ -98,31 +187,37 @@ func decide(app core.App, rev *core.Record) error {
 	}
 
 	from := stored.GetString("status")
-	d := store.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields")}
-	// Go code may save a decided revision unchanged (PocketBase does so when
-	// the product is deleted); a request may not even try
+	d := store.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
+		Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
+	// Go code may save a revision in a final state unchanged (PocketBase
+	// does so when the product is deleted); a request may not even try
 	if from != enrichment.StatusPending && !fromRequest && d.Status == from &&
-		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) {
-		return nil
+		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) &&
+		d.Reason == stored.GetString("reason") && d.Comment == stored.GetString("comment") {
+		return false, nil
 	}
 	var proposed enrichment.Fields
 	if err := decodeJSON(stored, "proposed", &proposed); err != nil {
-		return err
+		return false, err
 	}
+	now := time.Now()
 	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
 		ID: stored.Id, Org: enrichment.Org(stored.GetString("organization")), Product: stored.GetString("product"),
-		Status: from, Proposed: proposed,
-	}, d)
-	if err != nil {
-		return apiError(err)
+		Status: from, Created: stored.GetDateTime("created").Time(), Proposed: proposed,
+		Superseded: stored.GetStringSlice("supersededFields"),
+	}, d, now)
+	if err != nil || !decided {
+		return false, err
 	}
-	if !decided {
-		return nil
+	at, err := types.ParseDateTime(now)
+	if err != nil {
+		return false, err
 	}
 	rev.Set("approvedFields", applied)
-	rev.Set("reviewedAt", types.NowDateTime())
+	rev.Set("reviewedAt", at)
+	rev.Set("closedAt", at)
 	rev.Set("reviewer", who)
-	return nil
+	return true, nil
 }
 
 // checkReadOnly refuses, naming them, changes to fields other than the
@@ -143,12 +238,12 @@ func checkReadOnly(app core.App, stored, rev *core.Record) error {
 			continue
 		}
 		names = append(names, name)
-		errs[name] = validation.NewError("validation_read_only", "Only status and approvedFields can be changed.")
+		errs[name] = validation.NewError("validation_read_only", "Only the decision's fields can be changed.")
 	}
 	if len(names) == 0 {
 		return nil
 	}
-	return router.NewBadRequestError(fmt.Sprintf("Only status and approvedFields of a revision can be changed, not %s.",
+	return router.NewBadRequestError(fmt.Sprintf("Only status, approvedFields, reason and comment of a revision can be changed, not %s.",
 		strings.Join(names, ", ")), errs)
 }
 

@@ -51,6 +51,11 @@ func TestSchemaMatchesDomain(t *testing.T) {
 	selectValues(schema.Revisions, "approvedFields", enrichment.EnrichableFields)
 	selectValues(schema.Revisions, "overwrittenFields", enrichment.EnrichableFields)
 	selectValues(schema.Revisions, "confidenceBand", enrichment.ConfidenceBands)
+	selectValues(schema.Revisions, "reason", enrichment.Reasons)
+	selectValues(schema.Revisions, "supersededFields", enrichment.EnrichableFields)
+	selectValues(schema.Webhooks, "events", enrichment.WebhookEvents)
+	selectValues(schema.WebhookDeliveries, "event", enrichment.WebhookEvents)
+	selectValues(schema.WebhookDeliveries, "status", enrichment.DeliveryStatuses)
 
 	for _, f := range []struct {
 		collection, field string
@@ -72,12 +77,21 @@ func TestSchemaMatchesDomain(t *testing.T) {
 		{schema.Products, "slug", enrichment.MaxProductTextLength},
 		{schema.Products, "description", enrichment.MaxDescriptionLength},
 		{schema.Revisions, "sku", enrichment.MaxNameLength},
+		{schema.Revisions, "comment", enrichment.MaxCommentLength},
 	} {
 		textMax(f.collection, f.field, f.max)
 	}
 
+	// a proposal's lists are dropped when they would not fit these
+	for _, field := range []string{"attributes", "files"} {
+		f, ok := collection(schema.Products).Fields.GetByName(field).(*core.JSONField)
+		if !ok || f.CalculateMaxBodySize() != enrichment.MaxJSONFieldSize {
+			t.Errorf("products.%s does not hold %d bytes of JSON, as the domain says", field, enrichment.MaxJSONFieldSize)
+		}
+	}
+
 	for _, name := range []string{schema.Organizations, schema.APIClients, schema.AttributeTemplates,
-		schema.AttributeOptions, schema.Brands, schema.Products, schema.Revisions} {
+		schema.AttributeOptions, schema.Brands, schema.Products, schema.Revisions, schema.Webhooks, schema.WebhookDeliveries} {
 		id, _ := collection(name).Fields.GetByName("id").(*core.TextField)
 		if id == nil || id.Pattern != schema.NumericIDPattern {
 			t.Errorf("%s: id pattern is not the numeric one", name)
@@ -105,13 +119,16 @@ func TestSchemaMatchesDomain(t *testing.T) {
 			t.Errorf("no %s named %s", kind, name)
 		}
 	}
-	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable, schema.AcceptedValuesTable} {
+	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable,
+		schema.ChangesTable, schema.ChangesHorizonTable, schema.AcceptedValuesTable} {
 		has("table", table)
 	}
-	for _, trigger := range append([]string{schema.ImportHashTrigger, schema.AcceptedValuesCleanupTrigger}, schema.GenerationTriggers...) {
+	for _, trigger := range slices.Concat(schema.GenerationTriggers, schema.ChangeTriggers,
+		[]string{schema.ImportHashTrigger, schema.AcceptedValuesCleanupTrigger}) {
 		has("trigger", trigger)
 	}
-	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster} {
+	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster,
+		schema.IdxRevisionsPendingProduct, schema.IdxWebhookDeliveriesDue} {
 		has("index", index)
 	}
 	var stale int

@@ -240,6 +240,7 @@ export function decided(id) {
   else if (state.index === i) state.index = Math.min(i, state.items.length - 1);
   const next = state.items[state.index];
   if (!next) {
+    renderList(); // note: the reload finds the list as empty as this one and would not draw it
     reload({ keepId: null }); // the page is empty: the next page moves up
     return;
   }

@@ -37,6 +37,10 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 		Id: "enrichmentAPIKey",
 		Func: func(e *core.RequestEvent) error {
 			raw := e.Request.Header.Get(KeyHeader)
+			if raw == "" && hasKeyInQuery(e) {
+				return e.UnauthorizedError("API keys go in the "+KeyHeader+" header, never in the URL: "+
+					"a URL is logged on its way (proxies, browsers); rotate this key.", nil)
+			}
 			if raw == "" {
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}

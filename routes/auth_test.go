@@ -40,6 +40,19 @@ func TestKeyMiddleware(t *testing.T) {
 	run(t, f, calls)
 }
 
+// TestKeyInQueryString: a key sent in the URL instead of the header is
+// refused, with a message that says where it goes and to rotate it (the
+// request log never shows it: TestKeysNotInRequestLogs).
+func TestKeyInQueryString(t *testing.T) {
+	f := fixture.Get(t)
+	run(t, f, []call{
+		{name: "key as a query parameter", url: exportURL + "?X-Api-Client-Key=" + f.A.Keys["read"], status: 401,
+			content: []string{"never in the URL", "rotate this key"}},
+		{name: "key in another parameter", url: exportURL + "?page=0&apiKey=" + f.A.Keys["read"], status: 401,
+			content: []string{"never in the URL"}},
+	})
+}
+
 func TestUnknownPathsAndMethods(t *testing.T) {
 	f := fixture.Get(t)
 	run(t, f, []call{

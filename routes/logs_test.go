@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/logger"
 )
@@ -31,22 +32,32 @@ func TestKeysNotInRequestLogs(t *testing.T) {
 	type probe struct {
 		name, method, path, key, body string
 		status                        int
+		query                         string // more of the query string, raw
 	}
 	probes := []probe{
-		{"valid key, templates", http.MethodGet, "/api/enrichment/attribute-templates", valid, "", 200},
-		{"valid key, export", http.MethodGet, exportURL, valid, "", 200},
-		{"valid key, lookup", http.MethodPost, lookupURL, valid, `{"skus":["SKU-1"]}`, 200},
-		{"valid key, submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","name":"Logged"}]}`, 200},
-		{"valid key, bad submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","confidence":500}]}`, 400},
-		{"valid key, unknown path", http.MethodGet, "/api/enrichment/nope", valid, "", 404},
-		{"unknown key", http.MethodGet, exportURL, unknown, "", 401},
-		{"revoked key", http.MethodGet, exportURL, revoked, "", 401},
-		{"revoked key, submission", http.MethodPost, submitURL, revoked, `{"items":[{"sku":"SKU-1","name":"x"}]}`, 401},
-		{"valid key with junk", http.MethodGet, exportURL, valid + "junk", "", 401},
-		{"read-only key, submission", http.MethodPost, submitURL, f.A.Keys["read"], `{"items":[{"sku":"SKU-1","name":"x"}]}`, 403},
+		{"valid key, templates", http.MethodGet, "/api/enrichment/attribute-templates", valid, "", 200, ""},
+		{"valid key, export", http.MethodGet, exportURL, valid, "", 200, ""},
+		{"valid key, lookup", http.MethodPost, lookupURL, valid, `{"skus":["SKU-1"]}`, 200, ""},
+		{"valid key, submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","name":"Logged"}]}`, 200, ""},
+		{"valid key, bad submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","confidence":500}]}`, 400, ""},
+		{"valid key, unknown path", http.MethodGet, "/api/enrichment/nope", valid, "", 404, ""},
+		{"unknown key", http.MethodGet, exportURL, unknown, "", 401, ""},
+		{"revoked key", http.MethodGet, exportURL, revoked, "", 401, ""},
+		{"revoked key, submission", http.MethodPost, submitURL, revoked, `{"items":[{"sku":"SKU-1","name":"x"}]}`, 401, ""},
+		{"valid key with junk", http.MethodGet, exportURL, valid + "junk", "", 401, ""},
+		{"read-only key, submission", http.MethodPost, submitURL, f.A.Keys["read"], `{"items":[{"sku":"SKU-1","name":"x"}]}`, 403, ""},
+		{"key in the query string", http.MethodGet, exportURL, "", "", 401, routes.KeyHeader + "=" + valid},
+		{"key in the query, its underscore encoded", http.MethodGet, exportURL, "", "", 401,
+			"apiKey=" + strings.Replace(revoked, "_", "%5F", 1) + "&page=1"},
+		{"valid key, and again in the query", http.MethodGet, exportURL, valid, "", 200, "key=" + valid},
+		{"key in the query of PocketBase's records API", http.MethodGet, "/api/collections/products/records", "", "", 200,
+			"key=" + unknown},
 	}
 	for i, p := range probes {
 		url := fmt.Sprintf("%s?logProbe=p%dq", p.path, i)
+		if p.query != "" {
+			url += "&" + p.query
+		}
 		if res := request(h, p.method, url, p.key, p.body); res.Code != p.status {
 			t.Errorf("%s: status %d, want %d: %s", p.name, res.Code, p.status, res.Body)
 		}

@@ -70,20 +70,60 @@ func seedMetrics(t testing.TB, app core.App, f *fixture.Fixture) []int64 {
 	return ids
 }
 
-// metrics renders the expected body; bands are "reviewed/accepted/rate".
-func metrics(reviewed, accepted, rejected, pending int, rate string, bands ...string) string {
+// counts are the expected figures of a metrics body; bands are
+// "reviewed/accepted/rate" in the API's order; reasons count by reason.
+type counts struct {
+	reviewed, accepted, rejected, pending, superseded, expired int
+	rate                                                       string
+	bands                                                      [3]string
+	reasons                                                    map[string]int
+}
+
+// zeroCounts is the metrics of nothing.
+var zeroCounts = counts{rate: "0", bands: [3]string{"0/0/0", "0/0/0", "0/0/0"}}
+
+// metrics renders the expected body.
+func metrics(c counts) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"totalSubmitted":%d,"reviewed":%d,"accepted":%d,"rejected":%d,"pending":%d,"acceptanceRate":%s,"byConfidenceBand":[`,
-		reviewed+pending, reviewed, accepted, rejected, pending, rate)
+		c.reviewed+c.pending+c.superseded+c.expired, c.reviewed, c.accepted, c.rejected, c.pending, c.rate)
 	for i, name := range enrichment.ConfidenceBands {
-		parts := strings.Split(bands[i], "/")
+		parts := strings.Split(c.bands[i], "/")
 		if i > 0 {
 			b.WriteString(",")
 		}
 		fmt.Fprintf(&b, `{"band":%q,"reviewed":%s,"accepted":%s,"acceptanceRate":%s}`, name, parts[0], parts[1], parts[2])
 	}
+	fmt.Fprintf(&b, `],"superseded":%d,"expired":%d,"byReason":[`, c.superseded, c.expired)
+	for i, reason := range enrichment.Reasons {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"reason":%q,"count":%d}`, reason, c.reasons[reason])
+	}
 	b.WriteString("]}")
 	return b.String()
+}
+
+// seedClosed adds to seedMetrics' revisions of A's "both" client a
+// superseded and an expired one, and reasons on three decided ones:
+// 2 (rejected June 3) and 6 (rejected June 7) inaccurate, 4 (accepted in
+// part June 5) incomplete, 13 (rejected June 20) off_brand.
+func seedClosed(t testing.TB, app core.App, f *fixture.Fixture, ids []int64) {
+	t.Helper()
+	a := f.A
+	insertRevisions(t, app,
+		rev{org: a.Org, client: a.Clients["both"], sku: "SKU-1", product: a.Products["SKU-1"], confidence: 70,
+			status: "superseded", created: june(2, 10), closedAt: june(5, 12), superseded: `["name"]`}, // 14
+		rev{org: a.Org, client: a.Clients["both"], sku: "SKU-1", product: a.Products["SKU-1"], confidence: 20,
+			status: "expired", created: june(1, 10), closedAt: june(9, 12)}, // 15
+	)
+	for i, reason := range map[int]string{1: "inaccurate", 5: "inaccurate", 3: "incomplete", 12: "off_brand"} {
+		if _, err := app.DB().Update("revisions", dbx.Params{"reason": reason}, dbx.HashExp{"id": fmt.Sprint(ids[i])}).Execute(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recount(t, app, map[enrichment.Org]bool{a.Org: true})
 }
 
 // httpCase is one row of a table played against one seeded app.
@@ -140,37 +180,45 @@ func TestAcceptanceRate(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
-	seedMetrics(t, app, f)
+	seedClosed(t, app, f, seedMetrics(t, app, f))
 	h := handler(t, app)
 	key := f.A.Keys["both"]
 	at := func(p string, v string) string { return p + "=" + url.QueryEscape(v) }
 	ms := func(day, hour int) string {
 		return strconv.FormatInt(time.Date(2024, 6, day, hour, 0, 0, 0, time.UTC).UnixMilli(), 10)
 	}
-	zero := metrics(0, 0, 0, 0, "0", "0/0/0", "0/0/0", "0/0/0")
+	zero := metrics(zeroCounts)
 	cases := []httpCase{
 		{name: "no key", url: metricsURL, status: 401},
 		{name: "submit-only key lacks catalog:read", url: metricsURL, key: f.A.Keys["submit"], status: 403,
 			has: []string{`"message":"Missing required scope: catalog:read"`}},
 		{name: "revoked key", url: metricsURL, key: f.A.Keys["revoked"], status: 401},
 		{name: "everything, unbounded", url: metricsURL, key: key, status: 200,
-			want: metrics(10, 5, 5, 3, "0.5", "3/1/0.3333", "3/2/0.6667", "2/1/0.5")},
+			want: metrics(counts{10, 5, 5, 3, 1, 1, "0.5", [3]string{"3/1/0.3333", "3/2/0.6667", "2/1/0.5"},
+				map[string]int{"inaccurate": 2, "incomplete": 1, "off_brand": 1}})},
 		{name: "since only, epoch millis, strict", url: metricsURL + "?" + at("since", ms(5, 10)), key: key, status: 200,
-			want: metrics(6, 3, 3, 2, "0.5", "0/0/0", "2/1/0.5", "2/1/0.5")},
+			want: metrics(counts{6, 3, 3, 2, 1, 1, "0.5", [3]string{"0/0/0", "2/1/0.5", "2/1/0.5"},
+				map[string]int{"inaccurate": 1, "off_brand": 1}})},
 		{name: "since one millisecond earlier takes the revision decided at that moment",
 			url: metricsURL + "?" + at("since", "2024-06-05T09:59:59.999Z"), key: key, status: 200,
-			want: metrics(7, 4, 3, 2, "0.5714", "0/0/0", "3/2/0.6667", "2/1/0.5")},
+			want: metrics(counts{7, 4, 3, 2, 1, 1, "0.5714", [3]string{"0/0/0", "3/2/0.6667", "2/1/0.5"},
+				map[string]int{"inaccurate": 1, "incomplete": 1, "off_brand": 1}})},
 		{name: "until only, ISO instant, strict", url: metricsURL + "?" + at("until", "2024-06-05T10:00:00Z"), key: key, status: 200,
-			want: metrics(3, 1, 2, 1, "0.3333", "3/1/0.3333", "0/0/0", "0/0/0")},
+			want: metrics(counts{3, 1, 2, 1, 0, 0, "0.3333", [3]string{"3/1/0.3333", "0/0/0", "0/0/0"},
+				map[string]int{"inaccurate": 1}})},
+		{name: "until just after the supersession counts it by closedAt", url: metricsURL + "?" + at("until", "2024-06-05T12:00:00.001Z"), key: key, status: 200,
+			want: metrics(counts{4, 2, 2, 1, 1, 0, "0.5", [3]string{"3/1/0.3333", "1/1/1", "0/0/0"},
+				map[string]int{"inaccurate": 1, "incomplete": 1}})},
 		{name: "both bounds, local time and offset", key: key, status: 200,
-			url:  metricsURL + "?" + at("since", "2024-06-02T10:00:00") + "&" + at("until", "2024-06-08T12:00:00+02:00"),
-			want: metrics(5, 2, 3, 2, "0.4", "2/0/0", "3/2/0.6667", "0/0/0")},
+			url: metricsURL + "?" + at("since", "2024-06-02T10:00:00") + "&" + at("until", "2024-06-08T12:00:00+02:00"),
+			want: metrics(counts{5, 2, 3, 2, 1, 0, "0.4", [3]string{"2/0/0", "3/2/0.6667", "0/0/0"},
+				map[string]int{"inaccurate": 2, "incomplete": 1}})},
 		{name: "a window holding nothing", url: metricsURL + "?" + at("since", "2030-01-01T00:00:00Z"), key: key, status: 200, want: zero},
 		{name: "since after until is an empty window", key: key, status: 200,
 			url: metricsURL + "?" + at("since", ms(20, 0)) + "&" + at("until", ms(1, 0)), want: zero},
 		{name: "another client of the same organization sees none of them", url: metricsURL, key: f.A.Keys["read"], status: 200, want: zero},
 		{name: "the other organization sees only its own", url: metricsURL, key: f.B.Keys["both"], status: 200,
-			want: metrics(1, 1, 0, 1, "1", "0/0/0", "1/1/1", "0/0/0")},
+			want: metrics(counts{1, 1, 0, 1, 0, 0, "1", [3]string{"0/0/0", "1/1/1", "0/0/0"}, nil})},
 		{name: "bad since", url: metricsURL + "?since=yesterday", key: key, status: 400,
 			has: []string{`"message":"Invalid since: expected epoch milliseconds or an ISO-8601 date-time`, `"since":{"code":"validation_invalid_time"`}},
 		{name: "bad until", url: metricsURL + "?until=2024-06-01", key: key, status: 400,
@@ -190,7 +238,9 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 			check: func(t testing.TB, _ *tests.TestApp, body []byte) {
 				want := `{"totalSubmitted":0,"reviewed":0,"accepted":0,"rejected":0,"pending":0,"acceptanceRate":0,"byConfidenceBand":[` +
 					`{"band":"0-49","reviewed":0,"accepted":0,"acceptanceRate":0},{"band":"50-79","reviewed":0,"accepted":0,"acceptanceRate":0},` +
-					`{"band":"80-100","reviewed":0,"accepted":0,"acceptanceRate":0}]}`
+					`{"band":"80-100","reviewed":0,"accepted":0,"acceptanceRate":0}],"superseded":0,"expired":0,"byReason":[` +
+					`{"reason":"inaccurate","count":0},{"reason":"low_quality","count":0},{"reason":"off_brand","count":0},` +
+					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}]}`
 				if got := strings.TrimSpace(string(body)); got != want {
 					t.Errorf("got %s\nwant %s", got, want)
 				}
@@ -199,7 +249,7 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 	})
 }
 
-// TestAcceptanceRatePlan checks that both halves of the metrics query are
+// TestAcceptanceRatePlan checks that the three parts of the metrics query are
 // answered from the covering indexes, without reading revision records and
 // without sorting, whichever bounds the window has.
 func TestAcceptanceRatePlan(t *testing.T) {
@@ -245,8 +295,8 @@ func TestAcceptanceRatePlan(t *testing.T) {
 				covered++
 			}
 		}
-		if covered != 2 {
-			t.Errorf("want two covered searches, plan:\n%s", strings.Join(lines, "\n"))
+		if covered != 3 {
+			t.Errorf("want three covered searches, plan:\n%s", strings.Join(lines, "\n"))
 		}
 		t.Logf("%s\n%s", q, strings.Join(lines, "\n"))
 	}

@@ -1,6 +1,7 @@
 package routes_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"maps"
 	"math"
@@ -12,7 +13,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -320,6 +323,12 @@ func oaCheck(t *testing.T, d oaDoc, h http.Handler, c oaCase) []byte {
 		t.Errorf("%s: %s documents no %d response", c.name, c.op, c.status)
 		return nil
 	}
+	if c.status == http.StatusNoContent {
+		if r.Body.Len() != 0 {
+			t.Errorf("%s: a body with 204: %s", c.name, r.Body)
+		}
+		return nil
+	}
 	if ct := r.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("%s: Content-Type %q", c.name, ct)
 	}
@@ -439,6 +448,30 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	if !strings.Contains(string(body), `"reviewed":2,"accepted":1`) {
 		t.Errorf("metrics: %s", body)
 	}
+
+	// webhooks and the change feed
+	t.Setenv(webhooks.AllowPrivateEnv, "1")
+	hooks, hook := "/api/enrichment/webhooks", "/api/enrichment/webhooks/{id}"
+	body = oaCheck(t, d, h, oaCase{name: "subscribe", op: "POST " + hooks, key: both, status: 201,
+		body: `{"url":"http://127.0.0.1:9/hook","events":["revision.accepted","ping"]}`, want: []string{`"secret":"whsec_`}})
+	w := decode[enrichment.CreatedWebhook](t, body)
+	at := func(suffix string) string { return fmt.Sprintf("%s/%d%s", hooks, w.ID, suffix) }
+	oaCheck(t, d, h, oaCase{name: "subscribe to nothing", op: "POST " + hooks, key: both, status: 400, body: `{"url":"http://127.0.0.1:9/","events":[]}`})
+	oaCheck(t, d, h, oaCase{name: "subscribe with a read key", op: "POST " + hooks, key: read, status: 403, body: `{}`})
+	oaCheck(t, d, h, oaCase{name: "subscriptions", op: "GET " + hooks, key: both, status: 200})
+	oaCheck(t, d, h, oaCase{name: "ping", op: "POST " + hook + "/test", url: at("/test"), key: both, status: 202})
+	oaCheck(t, d, h, oaCase{name: "ping another's", op: "POST " + hook + "/test", url: at("/test"), key: submit, status: 404})
+	oaCheck(t, d, h, oaCase{name: "deliveries", op: "GET " + hook + "/deliveries", url: at("/deliveries"), key: both, status: 200,
+		want: []string{`"event":"ping"`}})
+	oaCheck(t, d, h, oaCase{name: "deliveries, bad page", op: "GET " + hook + "/deliveries", url: at("/deliveries?page=-1"), key: both, status: 400})
+	oaCheck(t, d, h, oaCase{name: "unsubscribe", op: "DELETE " + hook, url: at(""), key: both, status: 204})
+	oaCheck(t, d, h, oaCase{name: "unsubscribe again", op: "DELETE " + hook, url: at(""), key: both, status: 404})
+	changes := "GET /api/enrichment/changes"
+	oaCheck(t, d, h, oaCase{name: "the change feed", op: changes, url: "/api/enrichment/changes?limit=5", key: read, status: 200,
+		want: []string{`"change":"upsert"`, `"hasMore":true`}})
+	oaCheck(t, d, h, oaCase{name: "the change feed, bad limit", op: changes, url: "/api/enrichment/changes?limit=0", key: read, status: 400})
+	stale := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:1", f.A.Org)))
+	oaCheck(t, d, h, oaCase{name: "the change feed, a stale cursor", op: changes, url: "/api/enrichment/changes?after=" + stale, key: read, status: 410})
 
 	overview := "GET /api/enrichment/review/overview"
 	body = oaCheck(t, d, h, oaCase{name: "the overview", op: overview, token: token, status: 200})

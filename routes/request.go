@@ -15,8 +15,9 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// readJSON decodes the request body into dst: 413 past the route's body
-// limit, 400 for anything that is not JSON of dst's shape.
+// readJSON decodes a small request body into dst: 413 past the route's body
+// limit, 400 for anything that is not JSON of dst's shape. (Submissions,
+// up to 16 MiB, are read as a stream instead: readSubmission.)
 func readJSON(e *core.RequestEvent, dst any) error {
 	body, err := io.ReadAll(e.Request.Body)
 	if errors.Is(err, apis.ErrRequestEntityTooLarge) {

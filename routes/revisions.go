@@ -15,9 +15,6 @@ var revisionRoutes = []route{
 	{Method: http.MethodGet, Path: "/revisions", Scope: enrichment.ScopeRead, Handler: revisionsList},
 }
 
-// revisionStatuses are the values the status filter accepts.
-var revisionStatuses = []string{enrichment.StatusPending, enrichment.StatusAccepted, enrichment.StatusRejected}
-
 // revisionsList returns one page of the calling API client's own revisions,
 // each with the outcome of every proposed field (an extension, docs/api.md).
 func revisionsList(e *core.RequestEvent) error {
@@ -39,9 +36,9 @@ func readRevisionQuery(e *core.RequestEvent) (store.RevisionQuery, error) {
 	var q store.RevisionQuery
 	errs := validation.Errors{}
 	q.Page, q.PageSize = readPaging(values, errs)
-	if q.Status = values.Get("status"); q.Status != "" && !slices.Contains(revisionStatuses, q.Status) {
+	if q.Status = values.Get("status"); q.Status != "" && !slices.Contains(enrichment.Statuses, q.Status) {
 		errs["status"] = validation.NewError("validation_in_invalid",
-			"must be one of "+strings.Join(revisionStatuses, ", "))
+			"must be one of "+strings.Join(enrichment.Statuses, ", "))
 	}
 	q.SKU = values.Get("sku")
 	var err error

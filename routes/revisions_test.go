@@ -23,11 +23,14 @@ type rev struct {
 	sku        string
 	product    int64  // 0: no product
 	confidence int    // -1: submitted without confidence
-	status     string // pending, accepted or rejected
+	status     string // pending, accepted, rejected, superseded or expired
 	created    string // PocketBase date text
-	reviewedAt string // "" while pending
+	reviewedAt string // "" unless decided by a reviewer
+	closedAt   string // "" while pending; the reviewedAt of a decided one when ""
 	proposed   string // JSON object of the proposed fields
 	approved   string // JSON array of approvedFields; "" is []
+	superseded string // JSON array of supersededFields; "" is []
+	reason     string
 }
 
 // insertRevisions stores revs in order with ids from the revisions sequence
@@ -39,13 +42,27 @@ func insertRevisions(t testing.TB, app core.App, revs ...rev) []int64 {
 		t.Fatal(err)
 	}
 	ids := make([]int64, len(revs))
+	orgs := map[enrichment.Org]bool{}
 	for i, r := range revs {
 		ids[i] = first + int64(i)
 		if _, err := app.DB().Insert("revisions", r.params(ids[i])).Execute(); err != nil {
 			t.Fatalf("insert revision %d: %v", i, err)
 		}
+		orgs[r.org] = true
 	}
+	recount(t, app, orgs)
 	return ids
+}
+
+// recount rebuilds the metric counters of orgs after revisions were
+// written around the store.
+func recount(t testing.TB, app core.App, orgs map[enrichment.Org]bool) {
+	t.Helper()
+	for org := range orgs {
+		if err := store.New(app).RecountMetrics(org); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // params are the revision's column values.
@@ -58,17 +75,24 @@ func (r rev) params(id int64) dbx.Params {
 	if r.product != 0 {
 		product = store.FormatID(r.product)
 	}
-	proposed, approved := r.proposed, r.approved
+	proposed, approved, superseded, closed := r.proposed, r.approved, r.superseded, r.closedAt
 	if proposed == "" {
 		proposed = `{"name":"Proposed name"}`
 	}
 	if approved == "" {
 		approved = "[]"
 	}
+	if superseded == "" {
+		superseded = "[]"
+	}
+	if closed == "" {
+		closed = r.reviewedAt
+	}
 	return dbx.Params{"id": store.FormatID(id), "organization": string(r.org), "apiClient": store.FormatID(r.client),
 		"product": product, "sku": r.sku, "confidence": confidence, "confidenceBand": band,
 		"proposed": proposed, "base": "{}", "status": r.status, "approvedFields": approved,
-		"reviewedAt": r.reviewedAt, "created": r.created, "updated": r.created}
+		"reviewedAt": r.reviewedAt, "closedAt": closed, "supersededFields": superseded, "reason": r.reason,
+		"created": r.created, "updated": r.created}
 }
 
 // june is a PocketBase date text on a day of June 2024.
@@ -111,8 +135,8 @@ func TestRevisionsList(t *testing.T) {
 	}
 	all := pick(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 	item := func(n int, sku string, product any, confidence any, status, submitted string, reviewed any, fields string) string {
-		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"fields":%s}`,
-			ids[n-1], sku, product, confidence, status, submitted, reviewed, fields)
+		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s}`,
+			ids[n-1], sku, product, confidence, status, submitted, reviewed, reviewed, fields)
 	}
 	p1, pm := f.A.Products["SKU-1"], f.A.Products["SKU-M"]
 	q := func(params ...string) string {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/catalog-enrichment/enrichment/bodybudget"
 	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/apis"
@@ -34,18 +35,21 @@ type route struct {
 
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
-	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes, overviewRoutes)
+	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
+		changeRoutes, webhookRoutes, overviewRoutes)
 }
 
 // Register serves the enrichment API on app.
 func Register(app core.App) {
 	limiter := ratelimit.New(nil)
+	bodies := bodybudget.New(bodyBudget)
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
+			se.Router.Bind(serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
-			g.Bind(requireAPIKey(limiter))
+			g.Bind(requireAPIKey(limiter), readOnce())
 			for _, r := range routes {
 				limit := r.BodyLimit
 				if limit == 0 {
@@ -58,7 +62,7 @@ func Register(app core.App) {
 					continue
 				}
 				g.Route(r.Method, r.Path, r.Handler).
-					Bind(requireScope(r.Scope), apis.BodyLimit(limit))
+					Bind(requireScope(r.Scope), apis.BodyLimit(limit), apiBodies(bodies, limit))
 			}
 			// note: no key needed to learn that a path or method does not exist;
 			// one pattern per method, as an any-method pattern would conflict
@@ -83,7 +87,7 @@ func unroutable(e *core.RequestEvent, routes []route) error {
 	path := strings.TrimPrefix(e.Request.URL.EscapedPath(), Prefix)
 	var allow []string
 	for _, r := range routes {
-		if r.Path == path {
+		if pathMatches(r.Path, path) {
 			allow = append(allow, r.Method)
 		}
 	}
@@ -92,4 +96,19 @@ func unroutable(e *core.RequestEvent, routes []route) error {
 	}
 	e.Response.Header().Set("Allow", strings.Join(allow, ", "))
 	return e.Error(http.StatusMethodNotAllowed, "Method not allowed; use "+strings.Join(allow, " or ")+".", nil)
+}
+
+// pathMatches reports whether an escaped request path matches a route's
+// pattern, whose {name} segments match any one non-empty segment.
+func pathMatches(pattern, path string) bool {
+	want, got := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, w := range want {
+		if got[i] != w && !(strings.HasPrefix(w, "{") && strings.HasSuffix(w, "}") && got[i] != "") {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,10 @@ package routes
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json/jsontext"
+	"encoding/json/v2"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/pocketbase/core"
@@ -17,7 +23,7 @@ import (
 
 // fuzzSubmissionPath is every key a refused submission may name in data.
 var fuzzSubmissionPath = regexp.MustCompile(`^(externalSubmissionId|items(\.\d+(\.(sku|confidence|name|slug|description|` +
-	`files(\.\d+)?|attributes(\.\d+(\.(attribute|option\.optionId))?)?))?)?)$`)
+	`files(\.\d+)?|attributes(\.\d+(\.option\.optionId)?)?))?)?)$`)
 
 // fuzzSKUPath is every key a refused SKU lookup may name in data.
 var fuzzSKUPath = regexp.MustCompile(`^skus(\.\d+)?$`)
@@ -46,14 +52,18 @@ func fuzzCheckRefusal(t *testing.T, err error, valid *regexp.Regexp) {
 }
 
 // FuzzSubmissionRequest feeds arbitrary bodies through the submission
-// handler's steps (readJSON, then validate) without storing anything. Either
-// the batch is refused with a message and data keyed by JSON paths, or there
-// is one proposal per item with no empty enrichable field, a confidence in
-// 0..100, and ignoredFields never listing sku or confidence.
+// handler's steps (readSubmission, then validate) without storing anything.
+// Either the batch is refused with a message and data keyed by JSON paths,
+// or there is one proposal per item that the product could store (see
+// fuzzCheckProposal), and the request's hash is the one earlier releases
+// computed from the whole decoded body.
 func FuzzSubmissionRequest(f *testing.F) {
+	for _, seed := range fuzzSubmissionSeeds {
+		f.Add([]byte(seed))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var req submissionRequest
-		if err := readJSON(fuzzBodyEvent(body), &req); err != nil {
+		req, err := readSubmission(fuzzBodyEvent(body), true)
+		if err != nil {
 			fuzzCheckRefusal(t, err, fuzzSubmissionPath)
 			return
 		}
@@ -65,18 +75,60 @@ func FuzzSubmissionRequest(f *testing.F) {
 			fuzzCheckRefusal(t, (&core.RequestEvent{}).BadRequestError(message, errs), fuzzSubmissionPath)
 			return
 		}
-		if len(proposals) != len(req.Items) || len(proposals) == 0 || len(proposals) > maxItems {
-			t.Fatalf("%d proposals for %d items", len(proposals), len(req.Items))
+		var whole wholeSubmission
+		if err := json.Unmarshal(body, &whole); err != nil {
+			t.Fatalf("read as a stream, but not as a whole: %v", err)
+		}
+		if len(proposals) != len(whole.Items) || len(proposals) == 0 || len(proposals) > maxItems {
+			t.Fatalf("%d proposals for %d items", len(proposals), len(whole.Items))
 		}
 		for i, p := range proposals {
 			fuzzCheckProposal(t, i, p)
 		}
-		if req.hash() == "" {
-			t.Fatal("no request hash")
+		if want, ok := whole.hash(); ok && req.hash != want {
+			t.Fatalf("hash %q, earlier releases computed %q", req.hash, want)
 		}
 	})
 }
 
+// fuzzSubmissionSeeds start the fuzzer on the shapes it should explore:
+// every kind of value that is dropped, each member order, an id or none.
+var fuzzSubmissionSeeds = []string{
+	`{"externalSubmissionId":"x-1","items":[{"sku":"SKU-1","confidence":90,"name":"Runner","gtin":"1"}]}`,
+	`{"items":[{"sku":"SKU-1","name":"a\u0000b","slug":"ok","description":"tab\tand\nnewline"}],"externalSubmissionId":"x-2"}`,
+	`{"items":[{"sku":"S","attributes":[{"attribute":"Color","detail":"Red","option":{"optionId":3}},{"attribute":"Fit"},` +
+		`{"attribute":" ","detail":"x"},{"attribute":"A","detail":"\r"},{"attribute":5,"detail":"x"}]}]}`,
+	`{"externalSubmissionId":null,"items":[{"sku":"S","files":["https://a.example/1.pdf","","\u0007"],"name":null}]}`,
+	`{"externalSubmissionId":"","items":[{"sku":"S","files":[" "],"attributes":[{"detail":"x"}]}],"other":[1e400]}`,
+	`{"externalSubmissionId":"\u00e9\ud83d\ude00","items":[{"sku":"S","name":"\u0085","extra":{"b":1.0,"a":1E2}}]}`,
+	`{"items":[{"sku":"S","name":"n","extra":1e400}],"externalSubmissionId":"x-3"}`,
+}
+
+// wholeSubmission is the body as earlier releases decoded it, at once.
+type wholeSubmission struct {
+	ExternalSubmissionID *string          `json:"externalSubmissionId"`
+	Items                []jsontext.Value `json:"items"`
+}
+
+// hash is the idempotency hash as earlier releases computed it: the whole
+// request encoded again and canonicalized (RFC 8785), "" without an id.
+// Not ok for a request that has no canonical form (a number beyond
+// float64's range in an item), which they hashed as it was formatted.
+func (w wholeSubmission) hash() (hash string, ok bool) {
+	if w.ExternalSubmissionID == nil || *w.ExternalSubmissionID == "" {
+		return "", true
+	}
+	encoded, _ := json.Marshal(w)
+	canonical := jsontext.Value(encoded)
+	if canonical.Canonicalize() != nil {
+		return "", false
+	}
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:]), true
+}
+
+// fuzzCheckProposal checks that the product could store every value of p:
+// nothing empty, too long or with a control character, lists that fit.
 func fuzzCheckProposal(t *testing.T, i int, p enrichment.Proposal) {
 	t.Helper()
 	if slices.Contains(p.Ignored, "sku") || slices.Contains(p.Ignored, "confidence") {
@@ -87,26 +139,62 @@ func fuzzCheckProposal(t *testing.T, i int, p enrichment.Proposal) {
 	}
 	f := p.Fields
 	for name, text := range map[string]*string{"name": f.Name, "slug": f.Slug, "description": f.Description} {
-		if text != nil && strings.TrimSpace(*text) == "" {
-			t.Fatalf("item %d: empty %s proposed", i, name)
+		if text == nil {
+			continue
 		}
-		if text != nil && slices.Contains(p.Ignored, name) {
+		limit := enrichment.MaxProductTextLength
+		if name == "description" {
+			limit = enrichment.MaxDescriptionLength
+		}
+		if strings.TrimSpace(*text) == "" || utf8.RuneCountInString(*text) > limit || fuzzHasControl(*text) {
+			t.Fatalf("item %d: %s %q proposed", i, name, shortText(*text))
+		}
+		if slices.Contains(p.Ignored, name) {
 			t.Fatalf("item %d: %s both proposed and ignored", i, name)
 		}
 	}
-	if f.Files != nil && len(*f.Files) == 0 {
-		t.Fatalf("item %d: empty files proposed", i)
+	if f.Files != nil {
+		if len(*f.Files) == 0 || fuzzJSONSize(t, *f.Files) > enrichment.MaxJSONFieldSize {
+			t.Fatalf("item %d: %d files proposed", i, len(*f.Files))
+		}
+		for _, file := range *f.Files {
+			if strings.TrimSpace(file) == "" || fuzzHasControl(file) {
+				t.Fatalf("item %d: file %q proposed", i, shortText(file))
+			}
+		}
 	}
 	if f.Attributes != nil {
-		if len(*f.Attributes) == 0 {
-			t.Fatalf("item %d: empty attributes proposed", i)
+		if len(*f.Attributes) == 0 || fuzzJSONSize(t, *f.Attributes) > enrichment.MaxJSONFieldSize {
+			t.Fatalf("item %d: %d attributes proposed", i, len(*f.Attributes))
 		}
 		for _, a := range *f.Attributes {
-			if strings.TrimSpace(a.Attribute) == "" || a.OptionID < 0 || a.OptionID > 1<<53-1 {
+			if strings.TrimSpace(a.Attribute) == "" || strings.TrimSpace(a.Detail) == "" ||
+				fuzzHasControl(a.Attribute) || fuzzHasControl(a.Detail) || a.OptionID < 0 || a.OptionID > 1<<53-1 {
 				t.Fatalf("item %d: attribute %+v", i, a)
 			}
 		}
 	}
+}
+
+// fuzzHasControl is the drop rule written again: a control character other
+// than tab and newline.
+func fuzzHasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' && r != '\n' })
+}
+
+func fuzzJSONSize(t *testing.T, v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+func shortText(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 // FuzzSKULookup feeds arbitrary bodies through the SKU lookup's steps

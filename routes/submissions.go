@@ -6,6 +6,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -25,11 +26,10 @@ func submissionsCreate(e *core.RequestEvent) error {
 	if err != nil {
 		return e.BadRequestError("Invalid dryRun: "+err.Error(), nil)
 	}
-	var req submissionRequest
-	if err := readJSON(e, &req); err != nil {
+	req, err := readSubmission(e, !dryRun)
+	if err != nil {
 		return err
 	}
-	key := req.idempotencyKey(dryRun)
 	proposals, message, errs := req.validate()
 	if errs != nil {
 		return e.BadRequestError(message, errs)
@@ -37,9 +37,8 @@ func submissionsCreate(e *core.RequestEvent) error {
 
 	client, st := requestClient(e), store.New(e.App)
 	opts := store.SubmitOptions{DryRun: dryRun}
-	if key != nil {
-		k := key()
-		claim, err := idempotencyOf(e.App).begin(st, client.ID, k)
+	if k := req.idempotencyKey(); k != nil {
+		claim, err := idempotencyOf(e.App).begin(st, client.ID, *k)
 		switch {
 		case errors.Is(err, errIdempotencyBusy):
 			return e.Error(http.StatusConflict, "A request with this externalSubmissionId is still being processed; retry once it has finished.", nil)
@@ -53,12 +52,15 @@ func submissionsCreate(e *core.RequestEvent) error {
 			e.Response.Header().Set(ReplayedHeader, "true")
 			return e.Blob(http.StatusOK, "application/json", claim.replay)
 		}
-		opts.ExternalID, opts.Idempotency = k.Key, &k
+		opts.ExternalID, opts.Idempotency = k.Key, k
 	}
 
 	results, err := st.Submit(requestOrg(e), client.ID, proposals, opts)
 	if err != nil {
 		return internalError(e, "store submission", err)
+	}
+	if !dryRun {
+		webhooks.Notify(e.App) // the batch may have superseded revisions
 	}
 	return e.JSON(http.StatusOK, results)
 }

@@ -16,6 +16,8 @@ const (
 	Products           = "products"
 	Revisions          = "revisions"
 	Reviewers          = "reviewers"
+	Webhooks           = "webhooks"
+	WebhookDeliveries  = "webhook_deliveries"
 )
 
 // Internal tables: plain SQLite tables, not collections, so neither the
@@ -31,6 +33,17 @@ const (
 	// every change which can stale a cached answer of that organization (see
 	// GenerationTriggers).
 	GenerationsTable = "_enrichment_generations"
+	// ChangesTable is the change feed: one row per change of a product in
+	// or out of its organization's export, in commit order (see
+	// ChangeTriggers).
+	ChangesTable = "_enrichment_changes"
+	// ChangesHorizonTable holds the last sequence number purged from the
+	// change feed: a cursor before it may have missed changes.
+	ChangesHorizonTable = "_enrichment_changes_horizon"
+	// MetricCountsTable counts each API client's revisions by state, band
+	// and reason, over all time, per month and per day
+	// (store/metric_counts.go).
+	MetricCountsTable = "_enrichment_metric_counts"
 	// AcceptedValuesTable remembers, per product and field (per attribute
 	// name for attributes), the value an accepted revision set and the value
 	// the product had before, so that a catalog import can tell a stale feed
@@ -48,12 +61,25 @@ const (
 	AcceptedValuesCleanupTrigger = "enrichment_products_accepted_values_delete"
 )
 
+// MetricCountsOrgTrigger empties the metric counters with their organization.
+const MetricCountsOrgTrigger = "enrichment_metric_counts_organization_delete"
+
+// ChangeTriggers write the change feed for product updates and deletions
+// (and empty it with its organization). Inserts are written by the import
+// and the products hook, as for the generations.
+var ChangeTriggers = []string{
+	"enrichment_changes_upsert",
+	"enrichment_changes_remove",
+	"enrichment_changes_delete",
+	"enrichment_changes_organization_delete",
+}
+
 // GenerationTriggers keep GenerationsTable: every write that can change an
-// organization's keys, its templates or which products its export holds, in
-// any process, bumps that organization's counter. Product inserts are the
-// exception: the import bumps once per import, and hooks bump for records
-// created through PocketBase (a trigger per inserted row made imports
-// markedly slower).
+// organization's keys, its templates and options, its brands or which
+// products its export holds, in any process, bumps that organization's
+// counter. Product inserts are the exception: the import bumps once per
+// import, and hooks bump for records created through PocketBase (a trigger
+// per inserted row made imports markedly slower).
 var GenerationTriggers = []string{
 	"enrichment_generation_api_clients_insert",
 	"enrichment_generation_api_clients_update",
@@ -66,6 +92,9 @@ var GenerationTriggers = []string{
 	"enrichment_generation_options_delete",
 	"enrichment_generation_products_update",
 	"enrichment_generation_products_delete",
+	"enrichment_generation_brands_insert",
+	"enrichment_generation_brands_update",
+	"enrichment_generation_brands_delete",
 }
 
 // Indexes that queries name (INDEXED BY) because the planner, with sampled
@@ -74,6 +103,12 @@ const (
 	IdxProductsExport        = "idx_products_export"
 	IdxProductsSKU           = "idx_products_sku"
 	IdxProductsVariantMaster = "idx_products_variant_master"
+	// a client's pending revisions by product (partial: status = 'pending')
+	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
+	// deliveries waiting for an attempt, by subscription and when, and by
+	// when alone (partial: status = 'pending')
+	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"
+	IdxWebhookDeliveriesNext = "idx_webhook_deliveries_next"
 )
 
 // NumericIDPattern is the record id of every collection whose id the API

@@ -9,8 +9,10 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/cmd"
 	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/jobs"
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
 	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/plugins/migratecmd"
 )
@@ -31,6 +33,8 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 
 	hooks.Register(app)
 	routes.Register(app)
+	jobs.Register(app)
+	webhooks.Register(app)
 	routes.RegisterPublic(app, pages)
 	app.RootCmd.AddCommand(cmd.Commands(app)...)
 	return app

@@ -119,10 +119,22 @@ func (s *Store) CreateOrg(name string) (int64, error) {
 		return 0, err
 	}
 	rec.Set("name", name)
+	rec.Set("proposalTtlDays", enrichment.DefaultProposalTTLDays)
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create organization: %w", err)
 	}
 	return ParseID(rec.Id), nil
+}
+
+// CountClientRevisions counts the revisions API client submitted for org.
+func (s *Store) CountClientRevisions(org enrichment.Org, client int64) (int, error) {
+	var n int
+	err := s.db().Select("COUNT(*)").From(schema.Revisions).
+		Where(dbx.HashExp{"organization": string(org), "apiClient": FormatID(client)}).Row(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count revisions of client %d: %w", client, err)
+	}
+	return n, nil
 }
 
 // Organizations lists every organization, in id order: for superusers,

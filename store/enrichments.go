@@ -137,7 +137,7 @@ func (s *Store) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]Acc
 		var rows []acceptedRow
 		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
 			Where(dbx.HashExp{"organization": string(org)}).
-			AndWhere(dbx.In("product", idStrings(ids[start:min(start+500, len(ids))])...)).All(&rows)
+			AndWhere(in("product", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
 		}
@@ -182,7 +182,7 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 		Overwritten string `db:"overwrittenFields"`
 	}
 	err := s.db().Select("id", "overwrittenFields").From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org)}).AndWhere(dbx.In("id", idStrings(unique(ids))...)).All(&rows)
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(unique(ids)))).All(&rows)
 	if err != nil {
 		return fmt.Errorf("read overwritten fields of organization %s: %w", org, err)
 	}

@@ -178,7 +178,7 @@ func (s *Store) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]Imp
 		err := s.db().Select("id", "sku", "externalId", "gtin", "name", "slug", "description", "active",
 			"attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images", "files",
 			"variantAttributes", "importHash").From("products").
-			Where(byIDsOf(org)).AndWhere(dbx.In("id", idStrings(ids[start:min(start+500, len(ids))])...)).All(&rows)
+			Where(byIDsOf(org)).AndWhere(in("id", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read products of organization %s: %w", org, err)
 		}

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"encoding/json/jsontext"
-	"encoding/json/v2"
 	"fmt"
 	"slices"
 	"time"
@@ -22,7 +20,7 @@ type RevisionQuery struct {
 	PageSize int       // already clamped by the caller
 	Status   string    // "": any status
 	SKU      string    // "": any SKU; else exactly this one
-	Since    time.Time // zero: no filter; else submitted or decided strictly after
+	Since    time.Time // zero: no filter; else submitted or closed strictly after
 }
 
 // revisionRow is a revision as the list reads it (base is never read).
@@ -35,12 +33,18 @@ type revisionRow struct {
 	Status         string         `db:"status"`
 	Created        types.DateTime `db:"created"`
 	ReviewedAt     types.DateTime `db:"reviewedAt"`
+	ClosedAt       types.DateTime `db:"closedAt"`
 	Proposed       types.JSONRaw  `db:"proposed"`
 	ApprovedFields types.JSONRaw  `db:"approvedFields"`
+	Superseded     types.JSONRaw  `db:"supersededFields"`
+	SupersededBy   string         `db:"supersededBy"`
+	Reason         string         `db:"reason"`
+	Comment        string         `db:"comment"`
 	Overwritten    types.JSONRaw  `db:"overwrittenFields"`
 }
 
-var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt", "proposed", "approvedFields", "overwrittenFields"}
+var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
+	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -72,7 +76,7 @@ func (s *Store) ClientRevisions(org enrichment.Org, client int64, q RevisionQuer
 // revisionFilter selects client's revisions of org that match q's filters.
 // note: for the page query status is compared as +status, which keeps
 // SQLite from walking idx_revisions_org_status (organization-wide, checking
-// the client on every record it skips) instead of idx_revisions_client_list,
+// the client on every record it skips) instead of idx_revisions_client_listed,
 // which holds the client, the id order and every filtered column.
 func revisionFilter(org enrichment.Org, client int64, q RevisionQuery, page bool) dbx.Expression {
 	match := dbx.HashExp{"organization": string(org), "apiClient": FormatID(client)}
@@ -88,7 +92,7 @@ func revisionFilter(org enrichment.Org, client int64, q RevisionQuery, page bool
 		where = append(where, dbx.NewExp(status, dbx.Params{"status": q.Status}))
 	}
 	if !q.Since.IsZero() {
-		where = append(where, dbx.NewExp("([[created]] > {:since} OR [[reviewedAt]] > {:since})",
+		where = append(where, dbx.NewExp("([[created]] > {:since} OR [[closedAt]] > {:since})",
 			dbx.Params{"since": FormatTime(q.Since)}))
 	}
 	return dbx.And(where...)
@@ -100,7 +104,11 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		ID:          ParseID(r.ID),
 		SKU:         r.SKU,
 		Status:      r.Status,
-		SubmittedAt: r.Created.Time().UTC().Format(apiTimeLayout),
+		SubmittedAt: apiTime(r.Created),
+		ReviewedAt:  optionalTime(r.ReviewedAt),
+		ClosedAt:    optionalTime(r.ClosedAt),
+		Reason:      nullIfEmpty(r.Reason),
+		Comment:     nullIfEmpty(r.Comment),
 		Fields:      r.outcomes(),
 	}
 	if r.Product != "" {
@@ -111,9 +119,9 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		c := r.Confidence
 		it.Confidence = &c
 	}
-	if !r.ReviewedAt.IsZero() {
-		at := r.ReviewedAt.Time().UTC().Format(apiTimeLayout)
-		it.ReviewedAt = &at
+	if r.SupersededBy != "" {
+		id := ParseID(r.SupersededBy)
+		it.SupersededBy = &id
 	}
 	return it
 }
@@ -122,33 +130,41 @@ func (r revisionRow) item() enrichment.RevisionItem {
 // revision with no approvedFields applied every proposed field
 // (docs/review.md), so all of them are reported applied.
 func (r revisionRow) outcomes() enrichment.FieldOutcomes {
-	// note: only the keys matter; a value is not decoded, so a field whose
-	// value has an unexpected shape still shows, and unreadable JSON proposes
-	// nothing rather than failing the page
-	var proposed map[string]jsontext.Value
-	if len(r.Proposed) > 0 {
-		_ = json.Unmarshal(r.Proposed, &proposed)
-	}
-	approved, overwritten := decodeStrings(r.ApprovedFields), decodeStrings(r.Overwritten)
+	approved := decodeStrings(r.ApprovedFields)
+	superseded, overwritten := decodeStrings(r.Superseded), decodeStrings(r.Overwritten)
 	out := enrichment.FieldOutcomes{}
-	for _, name := range enrichment.EnrichableFields {
-		if v, ok := proposed[name]; !ok || v.Kind() == 'n' { // absent or null: not proposed
-			continue
-		}
+	for _, name := range proposedNames(r.Proposed) {
 		outcome := enrichment.OutcomePending
-		switch r.Status {
-		case enrichment.StatusAccepted:
-			outcome = enrichment.OutcomeNotApplied
-			if len(approved) == 0 || slices.Contains(approved, name) {
-				outcome = enrichment.OutcomeApplied
-				if slices.Contains(overwritten, name) { // by a later catalog import
-					outcome = enrichment.OutcomeOverwritten
-				}
+		switch {
+		case slices.Contains(superseded, name):
+			outcome = enrichment.OutcomeSuperseded
+		case r.Status == enrichment.StatusAccepted && (len(approved) == 0 || slices.Contains(approved, name)):
+			outcome = enrichment.OutcomeApplied
+			if slices.Contains(overwritten, name) { // by a later catalog import
+				outcome = enrichment.OutcomeOverwritten
 			}
-		case enrichment.StatusRejected:
+		case r.Status == enrichment.StatusAccepted, r.Status == enrichment.StatusRejected:
 			outcome = enrichment.OutcomeNotApplied
+		case r.Status == enrichment.StatusExpired:
+			outcome = enrichment.OutcomeExpired
+		case r.Status == enrichment.StatusSuperseded:
+			outcome = enrichment.OutcomeSuperseded
 		}
 		out = append(out, enrichment.FieldOutcome{Field: name, Outcome: outcome})
 	}
 	return out
+}
+
+// apiTime renders a stored time as the API shows it.
+func apiTime(t types.DateTime) string {
+	return t.Time().UTC().Format(apiTimeLayout)
+}
+
+// optionalTime renders a stored time, nil when it is not set.
+func optionalTime(t types.DateTime) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := apiTime(t)
+	return &s
 }

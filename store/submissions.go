@@ -6,10 +6,12 @@ import (
 	"encoding/json/v2"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
 
@@ -34,12 +36,16 @@ type submissionProduct struct {
 	Files       []byte `db:"files"`
 }
 
-// revisionColumns are written for every new revision, in this order.
+func (r submissionProduct) recordID() string { return r.ID }
+
+// revisionInsert writes a new revision; one that a later item of the same
+// batch superseded is born superseded.
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
 	[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]],
-	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[created]], [[updated]])
+	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[supersededFields]], [[supersededBy]],
+	[[closedAt]], [[reason]], [[comment]], [[created]], [[updated]])
 	VALUES ({:id}, {:org}, {:client}, {:product}, {:sku}, {:confidence}, {:band}, {:proposed}, {:base},
-	'pending', '[]', '', '', {:external}, {:now}, {:now})`
+	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:now}, {:now})`
 
 // Submit matches each proposal to org's active products by SKU and, unless
 // it is a dry run, stores a pending revision for each CREATED one in a
@@ -55,12 +61,17 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 
 	results := make([]enrichment.SubmissionResult, len(proposals))
 	var created []int // indexes of CREATED results
-	for i, p := range proposals {
+	for i := range proposals {
+		found := matches[proposals[i].SKU]
+		if len(found) == 1 {
+			dropUnmergeable(&proposals[i], found[0])
+		}
+		p := proposals[i]
 		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored}
 		if r.IgnoredFields == nil {
 			r.IgnoredFields = []string{}
 		}
-		if found := matches[p.SKU]; len(found) == 1 {
+		if len(found) == 1 {
 			id := ParseID(found[0].ID)
 			r.ProductID = &id
 			r.Status = enrichment.ResultRejectedFields
@@ -103,6 +114,7 @@ type newRevision struct {
 	confidence     int
 	band           string
 	proposed, base string
+	fields         []string // the proposed field names
 }
 
 // newRevisions encodes the revisions of the created proposals. It runs
@@ -135,7 +147,8 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 		if err != nil {
 			return fmt.Errorf("encode base of proposal %d: %w", i, err)
 		}
-		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base)}
+		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base),
+			fields: p.Fields.Names()}
 		if p.Confidence != nil {
 			r.confidence, r.band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
 		}
@@ -144,29 +157,75 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 	return nil
 }
 
-// insertRevisions numbers and inserts rows, noting each id in its result.
+// insertRevisions numbers and inserts rows, noting each id in its result,
+// and supersedes what they replace of client's pending proposals.
 func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
 	results []enrichment.SubmissionResult, external string) error {
-	first, err := NextIDs(s.db(), "revisions", len(rows))
+	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
 	if err != nil {
 		return err
 	}
-	now := FormatTime(time.Now())
+	created := make([]*proposalState, len(rows))
+	products := make([]string, len(rows))
+	for n, r := range rows {
+		created[n] = &proposalState{id: first + int64(n), product: r.product, fields: r.fields, status: enrichment.StatusPending}
+		products[n] = r.product
+	}
+	older, err := s.pendingProposals(org, client, unique(products))
+	if err != nil {
+		return err
+	}
+	supersede(older, created)
+
+	now := time.Now()
+	stamp := FormatTime(now)
 	q := s.db().NewQuery(revisionInsert).Prepare()
 	defer q.Close()
 	for n, r := range rows {
-		id := first + int64(n)
+		c := created[n]
+		superseded, err := json.Marshal(c.superseded)
+		if err != nil {
+			return err
+		}
+		by, closed := "", ""
+		if c.status == enrichment.StatusSuperseded {
+			by, closed = FormatID(c.supersededBy), stamp
+		}
 		_, err = q.Bind(dbx.Params{
-			"id": FormatID(id), "org": string(org), "client": FormatID(client), "product": r.product,
+			"id": FormatID(c.id), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
-			"base": r.base, "external": external, "now": now,
+			"base": r.base, "external": external, "status": c.status, "superseded": string(superseded),
+			"by": by, "closed": closed, "now": stamp,
 		}).Execute()
 		if err != nil {
 			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
 		}
-		results[r.item].RevisionID = &id
+		results[r.item].RevisionID = &c.id
 	}
-	return nil
+	if err := s.writeSuperseded(older, stamp); err != nil {
+		return err
+	}
+	// the metric counters and the events of what this batch stored and closed
+	who := FormatID(client)
+	deltas := metricDeltas{}
+	var superseded []int64
+	for _, c := range created {
+		deltas.add(who, now, c.status, "", "", 1)
+	}
+	for _, o := range older {
+		if o.status == enrichment.StatusSuperseded {
+			deltas.move(who, o.created, now, o.status, "", "")
+		}
+	}
+	for _, p := range slices.Concat(older, created) {
+		if p.status == enrichment.StatusSuperseded {
+			superseded = append(superseded, p.id)
+		}
+	}
+	if err := s.writeMetricDeltas(org, deltas); err != nil {
+		return err
+	}
+	return s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
 }
 
 // baseSnapshot is enrichment.Fields as a revision's base stores it: the
@@ -213,6 +272,22 @@ func storedArray(raw []byte) jsontext.Value {
 	return v
 }
 
+// dropUnmergeable drops proposed attributes that, merged into the
+// product's, could exceed what its attributes field holds, and lists them
+// as ignored: every CREATED revision must be acceptable. The sum of both
+// lists' JSON bounds the merge's.
+func dropUnmergeable(p *enrichment.Proposal, product submissionProduct) {
+	if p.Fields.Attributes == nil {
+		return
+	}
+	proposed, err := json.Marshal(*p.Fields.Attributes)
+	if err == nil && len(product.Attributes)+len(proposed) <= enrichment.MaxJSONFieldSize {
+		return
+	}
+	p.Fields.Attributes = nil
+	p.Ignored = append(p.Ignored, "attributes")
+}
+
 // matchSKUs loads org's active products whose SKU a proposal names, by SKU;
 // more than one product under a SKU makes the match ambiguous.
 func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (map[string][]submissionProduct, error) {
@@ -220,8 +295,7 @@ func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
 	}
-	var rows []submissionProduct
-	err := s.activeBySKU(org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"}, &rows)
+	rows, err := activeBySKU[submissionProduct](s, org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"})
 	if err != nil {
 		return nil, fmt.Errorf("match submitted skus: %w", err)
 	}

@@ -1,0 +1,48 @@
+// Package jobs runs the service's periodic work on PocketBase's cron: work
+// that no request triggers, such as expiring proposals that waited too long.
+package jobs
+
+import (
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register schedules every job on app's cron (which runs while the server
+// serves).
+func Register(app core.App) {
+	// note: every ten minutes, so a revision expires at most ten minutes
+	// late; a reviewer's attempt on an overdue one expires it at once
+	app.Cron().MustAdd("enrichmentExpireProposals", "*/10 * * * *", func() { ExpireProposals(app) })
+	app.Cron().MustAdd("enrichmentPurgeChanges", "43 3 * * *", func() { PurgeChanges(app) })
+}
+
+// PurgeChanges forgets the change feed's entries older than its retention.
+func PurgeChanges(app core.App) {
+	n, err := store.New(app).PurgeChanges(time.Now().Add(-store.ChangesRetention))
+	if err != nil {
+		app.Logger().Error("enrichment: purge the change feed", "error", err.Error())
+		return
+	}
+	if n > 0 {
+		app.Logger().Info("enrichment: purged the change feed", "count", n)
+	}
+}
+
+// ExpireProposals expires the pending revisions that waited longer than
+// their organization allows, and logs how many.
+func ExpireProposals(app core.App) {
+	n, err := store.New(app).ExpireOverdue(time.Now())
+	if n > 0 {
+		webhooks.Notify(app) // revision.expired events
+	}
+	if err != nil {
+		app.Logger().Error("enrichment: expire proposals", "error", err.Error(), "expired", n)
+		return
+	}
+	if n > 0 {
+		app.Logger().Info("enrichment: expired proposals", "count", n)
+	}
+}

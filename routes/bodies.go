@@ -1,0 +1,106 @@
+package routes
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/bodybudget"
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/pocketbase/pocketbase/tools/router"
+)
+
+// Request bodies in flight are bounded in total across the server, so that
+// a burst of large bodies (forty 16 MiB submissions at once) cannot take
+// the server's memory: a request takes its body's size from the budget
+// before the body is read and gives it back once answered. Two middlewares
+// of the same id share the work: one bound on the whole server, for
+// PocketBase's own routes (after the body limit: a body over it is refused
+// first), and one on each API route, after the key and scope checks (a
+// request without a valid key never holds any of it), where the client is
+// the holder whose share is limited; PocketBase's routes are held per
+// address. Superusers pass, as with PocketBase's rate limiter.
+const (
+	// bodyBudget is the bytes of bodies in flight at once: four full
+	// submissions, or about ninety batches of a thousand ordinary items.
+	bodyBudget = 64 << 20
+	// smallBody and smaller pass without the budget: the other routes'
+	// limit; what such bodies hold at once is bounded by the rate limits.
+	smallBody = defaultBodyLimit
+	// bodyWait is how long a request waits for room before its 503.
+	bodyWait = 2 * time.Second
+	// bodyRetryAfter is the Retry-After of that 503, in seconds.
+	bodyRetryAfter = 2
+)
+
+// bodyBudgetID names both budget middlewares: the route's replaces the
+// server's.
+const bodyBudgetID = "enrichmentBodyBudget"
+
+// serverBodies takes every large body of PocketBase's own routes from b,
+// held by the caller's address; an unknown size counts as a holder's share.
+func serverBodies(b *bodybudget.Budget) *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id:       bodyBudgetID,
+		Priority: apis.DefaultBodyLimitMiddlewarePriority + 1,
+		Func: func(e *core.RequestEvent) error {
+			if e.HasSuperuserAuth() {
+				return e.Next()
+			}
+			return withBody(e, b, "address "+e.RealIP(), b.Capacity())
+		},
+	}
+}
+
+// apiBodies takes a large body of an API route from b, held by the
+// request's client; an unknown size counts as the route's limit.
+func apiBodies(b *bodybudget.Budget, limit int64) *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id:       bodyBudgetID,
+		Priority: 1, // after the key (0) and scope checks
+		Func: func(e *core.RequestEvent) error {
+			return withBody(e, b, "client "+strconv.FormatInt(requestClient(e).ID, 10), limit)
+		},
+	}
+}
+
+// withBody runs the rest of the chain with the request's body size taken
+// from b, or answers 503 with Retry-After when there is no room for it.
+func withBody(e *core.RequestEvent, b *bodybudget.Budget, holder string, unknownSize int64) error {
+	size := e.Request.ContentLength
+	if size < 0 {
+		size = unknownSize // note: a chunked body: its size shows only as it is read
+	}
+	if size <= smallBody {
+		return e.Next()
+	}
+	release, err := b.Take(e.Request.Context(), holder, size, bodyWait)
+	if err != nil { // no room in time (or the client is gone)
+		e.Response.Header().Set("Retry-After", strconv.Itoa(bodyRetryAfter))
+		return e.Error(http.StatusServiceUnavailable, "The server is busy with other large requests; retry after "+
+			strconv.Itoa(bodyRetryAfter)+" s.", nil)
+	}
+	defer release()
+	return e.Next()
+}
+
+// readOnce lets an API route read its body straight from the connection.
+// PocketBase copies every body it reads into a buffer, so that its own
+// handlers may read it again; our handlers read theirs once, and for a
+// 16 MiB submission that copy (up to twice its size as the buffer grows)
+// was the largest single cost. It runs before the body limit, which then
+// wraps the connection's body.
+func readOnce() *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id:       "enrichmentReadOnce",
+		Priority: apis.DefaultBodyLimitMiddlewarePriority - 1,
+		Func: func(e *core.RequestEvent) error {
+			if body, ok := e.Request.Body.(*router.RereadableReadCloser); ok {
+				e.Request.Body = body.ReadCloser
+			}
+			return e.Next()
+		},
+	}
+}

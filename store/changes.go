@@ -1,0 +1,114 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// The change feed (docs/api.md): one row per change of a product in or out
+// of its organization's export, numbered in commit order. SQLite has one
+// writer, so a change numbered n committed before any numbered n+1 began,
+// and a reader sees every change up to the newest it sees: following the
+// sequence never skips or repeats one, however many write meanwhile.
+// Triggers write the rows for updates and deletions (migration 1795272900);
+// the import and the products hook write them for inserts.
+
+// ChangesRetention is how long the feed keeps its changes.
+const ChangesRetention = 30 * 24 * time.Hour
+
+// ChangesPage is one page of an organization's feed.
+type ChangesPage struct {
+	Items   []enrichment.Change
+	Last    int64 // the sequence number of the last change the page covers
+	HasMore bool
+}
+
+// Changes returns org's changes numbered after `after`, at most limit of
+// them, each product once with its latest change of the page.
+func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage, error) {
+	var rows []struct {
+		Seq     int64          `db:"seq"`
+		Product string         `db:"product"`
+		SKU     string         `db:"sku"`
+		Change  string         `db:"change"`
+		At      types.DateTime `db:"at"`
+	}
+	err := s.db().Select("seq", "product", "sku", "change", "at").From(schema.ChangesTable).
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(dbx.NewExp("[[seq]] > {:after}", dbx.Params{"after": after})).
+		OrderBy("seq").Limit(int64(limit) + 1).All(&rows)
+	if err != nil {
+		return ChangesPage{}, fmt.Errorf("read the change feed of organization %s: %w", org, err)
+	}
+	page := ChangesPage{Last: after, HasMore: len(rows) > limit, Items: []enrichment.Change{}}
+	rows = rows[:min(len(rows), limit)]
+	latest := map[string]int{} // product → index of its last row in the page
+	for i, r := range rows {
+		latest[r.Product] = i
+	}
+	for i, r := range rows {
+		if latest[r.Product] == i {
+			page.Items = append(page.Items, enrichment.Change{ProductID: ParseID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
+		}
+		page.Last = r.Seq
+	}
+	return page, nil
+}
+
+// ChangesHorizon is the last sequence number purged: a reader positioned
+// before it may have missed changes.
+func (s *Store) ChangesHorizon() (int64, error) {
+	var h int64
+	if err := s.db().Select("purged").From(schema.ChangesHorizonTable).Row(&h); err != nil {
+		return 0, fmt.Errorf("read the change feed's horizon: %w", err)
+	}
+	return h, nil
+}
+
+// PurgeChanges forgets the changes older than cutoff, and every change
+// numbered before them, so what remains is the feed's tail; it returns how
+// many it forgot.
+func (s *Store) PurgeChanges(cutoff time.Time) (int64, error) {
+	var purged int64
+	err := s.Transaction(func(tx *Store) error {
+		var last int64
+		if err := tx.db().NewQuery(`SELECT COALESCE(MAX([[seq]]), 0) FROM {{` + schema.ChangesTable + `}} WHERE [[at]] < {:cutoff}`).
+			Bind(dbx.Params{"cutoff": FormatTime(cutoff)}).Row(&last); err != nil {
+			return fmt.Errorf("find the changes to purge: %w", err)
+		}
+		if last == 0 {
+			return nil
+		}
+		res, err := tx.db().Delete(schema.ChangesTable, dbx.NewExp("[[seq]] <= {:last}", dbx.Params{"last": last})).Execute()
+		if err != nil {
+			return fmt.Errorf("purge changes: %w", err)
+		}
+		purged, _ = res.RowsAffected()
+		_, err = tx.db().NewQuery(`UPDATE {{` + schema.ChangesHorizonTable + `}} SET [[purged]] = MAX([[purged]], {:last})`).
+			Bind(dbx.Params{"last": last}).Execute()
+		return err
+	})
+	return purged, err
+}
+
+// RecordUpserts writes an upsert to the feed for each of org's active
+// products ids, in the caller's transaction: for inserts, which no trigger
+// sees.
+func (s *Store) RecordUpserts(org enrichment.Org, ids []int64) error {
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		_, err := s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
+			SELECT [[organization]], [[id]], [[sku]], 'upsert', strftime('%Y-%m-%d %H:%M:%fZ', 'now') FROM {{products}}
+			WHERE [[organization]] = {:org} AND [[active]] = 1 AND ` + inList("id", "ids") + `
+			ORDER BY CAST([[id]] AS INTEGER)`).
+			Bind(dbx.Params{"org": string(org), "ids": inValues(stringIDs(chunk))}).Execute()
+		if err != nil {
+			return fmt.Errorf("record new products of organization %s in the change feed: %w", org, err)
+		}
+	}
+	return nil
+}
