@@ -199,6 +199,5 @@ func (im *importer) deactivateMissing() error {
 		return err
 	}
 	im.res.Deactivated = len(ids)
-	im.written = append(im.written, ids...)
 	return nil
 }

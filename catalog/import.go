@@ -107,13 +107,17 @@ func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-c
 	if err := im.consume(events); err != nil {
 		return Result{}, err
 	}
-	// note: no trigger sees product inserts (store/generations.go)
+	// note: no trigger sees product inserts (store/generations.go,
+	// store/changes.go)
 	if im.res.Created > 0 {
 		if err := s.BumpGeneration(org); err != nil {
 			return Result{}, err
 		}
+		if err := s.RecordUpserts(org, im.created); err != nil {
+			return Result{}, err
+		}
 	}
-	if len(im.written) >= analyzeAfter {
+	if im.res.Created+im.res.Updated+im.res.Deactivated >= analyzeAfter {
 		if err := s.AnalyzeCatalog(); err != nil {
 			return Result{}, err
 		}

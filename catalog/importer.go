@@ -35,9 +35,10 @@ type importer struct {
 	writer  *store.ImportProductWriter
 	buf     []byte // digest scratch space
 
-	// written lists the products this import really wrote (created, updated,
-	// deactivated; not the unchanged ones): what a change feed must hear of
-	written  []int64
+	// created lists the products this import inserted: the change feed
+	// hears of updates and deactivations from triggers, of inserts from the
+	// import (store/changes.go)
+	created  []int64
 	accepted acceptedChanges
 }
 
@@ -355,13 +356,12 @@ func (im *importer) count(id int64, out outcome) {
 	switch out {
 	case created:
 		im.res.Created++
+		im.created = append(im.created, id)
 	case updated:
 		im.res.Updated++
 	case unchanged:
 		im.res.Unchanged++
-		return
 	}
-	im.written = append(im.written, id)
 }
 
 // rewritten records that a product first found unchanged was written after
