@@ -54,7 +54,13 @@ func importCommand(app core.App) *cobra.Command {
 				return fmt.Errorf("%s: %w", displayName(args[0]), err)
 			}
 			if asJSON {
-				return printJSON(c.OutOrStdout(), res)
+				// note: the previous release's two keys stay, for scripts
+				// that read them
+				return printJSON(c.OutOrStdout(), struct {
+					catalog.Result
+					ProductsCreated int `json:"productsCreated"`
+					ProductsUpdated int `json:"productsUpdated"`
+				}{res, res.Created, res.Updated})
 			}
 			fmt.Fprintf(c.OutOrStdout(),
 				"Imported into organization %s: %d products (%d created, %d updated, %d unchanged; %d kept accepted values), "+
@@ -71,7 +77,7 @@ func importCommand(app core.App) *cobra.Command {
 		"deactivate the organization's active products that the file does not contain (a full snapshot)")
 	c.Flags().BoolVar(&asJSON, "json", false,
 		`print the counts as JSON: {"templates":..,"options":..,"brands":..,"created":..,"updated":..,`+
-			`"unchanged":..,"keptEnriched":..,"deactivated":..}`)
+			`"unchanged":..,"keptEnriched":..,"deactivated":..} (and, as before, "productsCreated" and "productsUpdated")`)
 	return c
 }
 

@@ -93,7 +93,7 @@ func TestImportCommandImportsAndUpdates(t *testing.T) {
 	}
 
 	r = runImportCommand(app, nil, "import", "--org", org, "--json", good)
-	want := `{"templates":2,"options":3,"brands":2,"created":0,"updated":0,"unchanged":5,"keptEnriched":0,"deactivated":0}` + "\n"
+	want := `{"templates":2,"options":3,"brands":2,"created":0,"updated":0,"unchanged":5,"keptEnriched":0,"deactivated":0,"productsCreated":0,"productsUpdated":0}` + "\n"
 	if r.err != nil || r.stdout != want {
 		t.Errorf("--json: %q %v, want %q", r.stdout, r.err, want)
 	}
@@ -105,7 +105,7 @@ func TestImportCommandImportsAndUpdates(t *testing.T) {
 	// (RUN-43-BLUE is inactive already) are deactivated
 	r = runImportCommand(app, strings.NewReader(`{"products": [{"sku": "MUG-1", "externalId": "ERP-9", "name": "Mug"}]}`),
 		"import", "--org", org, "--json", "--deactivate-missing", "-")
-	want = `{"templates":0,"options":0,"brands":0,"created":0,"updated":0,"unchanged":1,"keptEnriched":0,"deactivated":3}` + "\n"
+	want = `{"templates":0,"options":0,"brands":0,"created":0,"updated":0,"unchanged":1,"keptEnriched":0,"deactivated":3,"productsCreated":0,"productsUpdated":0}` + "\n"
 	if r.err != nil || r.stdout != want {
 		t.Errorf("--deactivate-missing: %q %v, want %q", r.stdout, r.err, want)
 	}
