@@ -40,3 +40,4 @@ fuzz: ## a short run of every fuzz target (under a minute with a warm build cach
 	$(FUZZ) '^FuzzSubmissionRequest$$' ./routes/
 	$(FUZZ) '^FuzzSKULookup$$' ./routes/
 	$(FUZZ) '^FuzzHTTPReadEndpoints$$' ./routes/
+	$(FUZZ) '^FuzzDecodeProduct$$' ./catalog/

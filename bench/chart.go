@@ -204,8 +204,12 @@ func (r *report) chart() string {
 	if r.Server.PeakAnonMB > 0 {
 		anon = fmt.Sprintf(" (RssAnon %.0f MB, the rest mmap'd database pages)", r.Server.PeakAnonMB)
 	}
-	s.text(16, capY+18, "start", "cap", fmt.Sprintf("Import: %s products in %.1f s (%s products/s), peak RSS %.0f MB. Server peak RSS over the run: %.0f MB%s.",
-		thousands(float64(r.Import.Products)), r.Import.Seconds, thousands(r.Import.ProductsPerSec), r.Import.PeakRSSMB, r.Server.PeakRSSMB, anon))
+	again := ""
+	if re := r.Reimport; re != nil {
+		again = fmt.Sprintf(", unchanged again in %.1f s", re.Seconds)
+	}
+	s.text(16, capY+18, "start", "cap", fmt.Sprintf("Import: %s products in %.1f s (%s products/s), peak RSS %.0f MB%s. Server peak RSS over the run: %.0f MB%s.",
+		thousands(float64(r.Import.Products)), r.Import.Seconds, thousands(r.Import.ProductsPerSec), r.Import.PeakRSSMB, again, r.Server.PeakRSSMB, anon))
 	s.text(16, capY+36, "start", "cap", fmt.Sprintf("Targets met: %d of %d (%d not measured in this run); the table is in bench/results/latest.md.", met, total, open))
 	s.f(`</svg>`)
 	return s.b.String()

@@ -163,6 +163,19 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	logf("import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
 		rep.Import.Products, rep.Import.Seconds, rep.Import.ProductsPerSec, rep.Import.PeakRSSMB, rep.Import.CPU, rep.Import.OtherCPU)
+	// the nightly feed that did not change: nothing may be written
+	waitIdle(ctx, cfg.WaitIdle, 0, "re-import")
+	logf("re-importing the same file")
+	again, err := importCatalog(ctx, bin, data, orgID, catalogPath)
+	if err != nil {
+		return err
+	}
+	if again.Unchanged != again.Products {
+		return fmt.Errorf("the re-import of the same file wrote %d of %d products", again.Products-again.Unchanged, again.Products)
+	}
+	rep.Reimport = &again
+	logf("re-import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
+		again.Products, again.Seconds, again.ProductsPerSec, again.PeakRSSMB, again.CPU, again.OtherCPU)
 
 	var key struct {
 		Key string `json:"key"`
@@ -373,6 +386,7 @@ type importResult struct {
 	PeakRSSMB      float64 `json:"peakRSSMB"` // the kernel's max RSS of the process
 	CPU            float64 `json:"cpuCores"`  // the import's own CPU over its wall time
 	OtherCPU       float64 `json:"otherProcessesCPUCores"`
+	Unchanged      int     `json:"unchanged"` // products found as stored, not written
 	// the data folder's database (with its WAL) once the import is done
 	DatabaseMB      float64 `json:"databaseMB"`
 	BytesPerProduct float64 `json:"databaseBytesPerProduct"`
@@ -386,8 +400,9 @@ func importCatalog(ctx context.Context, bin, dir, org, path string) (importResul
 		return importResult{}, err
 	}
 	var counts struct {
-		Created int `json:"productsCreated"`
-		Updated int `json:"productsUpdated"`
+		Created   int `json:"created"`
+		Updated   int `json:"updated"`
+		Unchanged int `json:"unchanged"`
 	}
 	if err := json.Unmarshal(res.Stdout, &counts); err != nil {
 		return importResult{}, fmt.Errorf("import printed %q: %w", tail(string(res.Stdout)), err)
@@ -396,7 +411,7 @@ func importCatalog(ctx context.Context, bin, dir, org, path string) (importResul
 	if err != nil {
 		return importResult{}, err
 	}
-	n := counts.Created + counts.Updated
+	n := counts.Created + counts.Updated + counts.Unchanged
 	var dbBytes int64
 	for _, f := range []string{"data.db", "data.db-wal"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
@@ -404,7 +419,7 @@ func importCatalog(ctx context.Context, bin, dir, org, path string) (importResul
 		}
 	}
 	return importResult{
-		Products: n, FileMB: mb(info.Size()), Seconds: round(res.Wall.Seconds(), 3),
+		Products: n, Unchanged: counts.Unchanged, FileMB: mb(info.Size()), Seconds: round(res.Wall.Seconds(), 3),
 		ProductsPerSec:  round(float64(n)/res.Wall.Seconds(), 0),
 		PeakRSSMB:       mb(max(res.MaxRSS, res.HWMSeen)),
 		CPU:             round(res.CPU.Seconds()/res.Wall.Seconds(), 2),

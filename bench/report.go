@@ -17,6 +17,7 @@ type report struct {
 	Machine   machineInfo        `json:"machine"`
 	Config    config             `json:"config"`
 	Import    importResult       `json:"import"`
+	Reimport  *importResult      `json:"reimport,omitempty"` // the same file again; absent in older results
 	Scenarios []scenarioResult   `json:"scenarios"`
 	Ratios    map[string]float64 `json:"ratios"`
 	Server    struct {

@@ -1,52 +1,105 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
 )
 
-// The file is decoded on its own goroutine, which never touches the
-// database: it sends the importer, in file order, the templates and chunks
-// of checked products, then closes the channel. An error ends the stream.
+// The file is read on its own goroutine, which never touches the database:
+// it checks the JSON's syntax, decodes the (small) template list, and cuts
+// the product list into chunks of raw products, which workers (one per
+// core) decode, check and render. The importer receives, in file order,
+// the templates and the chunks (waiting for each chunk's worker), then the
+// channel closes. An error ends the stream: the first one in file order is
+// the one reported.
 
-// chunkSize products travel together from the decoder to the importer.
+// chunkSize products travel together from the reader to the importer.
 const chunkSize = 128
 
 // event is one step of the file: the template list, a chunk of products or
-// the error that ended decoding.
+// the error that ended reading.
 type event struct {
 	templates     []Template
 	templateLines []int // where each template starts
 	hasTemplates  bool
-	products      []decoded
+	chunk         *chunk
 	err           error
 }
 
-// decoded is a product with its place in the file and the JSON fields
-// that do not depend on the database already rendered.
+// chunk is a run of products: raw as read, then decoded by a worker.
+type chunk struct {
+	raw   []byte        // the products' JSON, one after the other
+	items []rawItem     // where each one is in raw and in the file
+	out   []decoded     // the decoded products, up to the first bad one
+	err   error         // the first bad product's problem
+	ready chan struct{} // closed once decoded
+}
+
+// rawItem is one product of a chunk.
+type rawItem struct {
+	end              int // its JSON is raw[previous end:end]
+	index, line, col int // col: 0 when unknown
+}
+
+// decoded is a product with its place in the file, the fields of its row
+// that do not depend on the database already rendered, and their digest.
 type decoded struct {
-	p                         Product
-	index, line               int
-	categories, images, files string
-	variantAttributes         *string
+	p           Product
+	index, line int
+	row         store.ImportProductRow
+	content     digest
+	// set by the importer: the options of the product's template, and the
+	// attributes when they are not the file's (accepted ones kept)
+	options map[string]int64
+	attrs   []enrichment.StoredAttribute
+}
+
+// attributesJSON renders the product's attributes as stored.
+func (q *decoded) attributesJSON() string {
+	if q.attrs != nil {
+		return storedAttributesJSON(q.attrs)
+	}
+	return attributesJSON(q.p.Attributes, q.options)
 }
 
 // decoder reads one catalog file.
 type decoder struct {
-	lr    *lineReader
-	dec   *jsontext.Decoder
-	bar   *progress
-	out   chan<- event
-	done  <-chan struct{} // closed when the importer stops listening
-	chunk []decoded
+	lr      *lineReader
+	dec     *jsontext.Decoder
+	bar     *progress
+	out     chan<- event
+	done    <-chan struct{} // closed when the importer stops listening
+	work    chan *chunk     // chunks for the workers
+	workers sync.WaitGroup
+	chunk   *chunk
 }
 
-// run decodes the file, sending events until the end, an error or done.
+// run reads the file, sending events until the end, an error or done.
 func (d *decoder) run() {
-	defer close(d.out)
+	d.work = make(chan *chunk, 2*runtime.GOMAXPROCS(0))
+	for range runtime.GOMAXPROCS(0) {
+		d.workers.Go(func() {
+			var buf []byte
+			for c := range d.work {
+				buf = c.decode(buf)
+			}
+		})
+	}
+	defer func() {
+		close(d.work)
+		d.workers.Wait()
+		close(d.out)
+	}()
 	if err := d.read(); err != nil {
 		d.send(event{err: err})
 	}
@@ -139,26 +192,22 @@ func (d *decoder) readTemplates() error {
 	return nil
 }
 
-// readProducts decodes and checks the product list one product at a time,
-// sending them in chunks.
+// readProducts checks the product list's syntax and cuts it into chunks
+// of raw products for the workers.
 func (d *decoder) readProducts() error {
 	lr := d.lr
 	err := d.readArray("products", func(i int, off int64) error {
-		var p Product
-		if err := json.UnmarshalDecode(d.dec, &p); err != nil {
+		raw, err := d.dec.ReadValue()
+		if err != nil {
 			return lr.jsonError(err)
 		}
-		line := lr.lineAt(lr.itemStart(off))
-		if err := p.validate(i); err != nil {
-			err.Line = line
-			return err
+		if d.chunk == nil {
+			d.chunk = &chunk{raw: (*rawBuffers.Get().(*[]byte))[:0], items: make([]rawItem, 0, chunkSize), ready: make(chan struct{})}
 		}
-		item, err := render(p, i, line)
-		if err != nil {
-			return err
-		}
-		d.chunk = append(d.chunk, item)
-		if len(d.chunk) == chunkSize && !d.flush() {
+		line, col := lr.position(lr.itemStart(off))
+		d.chunk.raw = append(d.chunk.raw, raw...)
+		d.chunk.items = append(d.chunk.items, rawItem{end: len(d.chunk.raw), index: i, line: line, col: col})
+		if len(d.chunk.items) == chunkSize && !d.flush() {
 			return errStopped
 		}
 		d.bar.update(lr.n, i+1)
@@ -170,32 +219,117 @@ func (d *decoder) readProducts() error {
 	return err
 }
 
-// flush sends the products decoded so far.
+// flush hands the products read so far to the workers and, in file order,
+// to the importer.
 func (d *decoder) flush() bool {
-	if len(d.chunk) == 0 {
+	c := d.chunk
+	if c == nil {
 		return true
 	}
-	ok := d.send(event{products: d.chunk})
-	d.chunk = make([]decoded, 0, chunkSize)
-	return ok
+	d.chunk = nil
+	select {
+	case d.work <- c:
+	case <-d.done:
+		return false
+	}
+	return d.send(event{chunk: c})
 }
 
-// render prepares the JSON fields that do not depend on the database.
-func render(p Product, i, line int) (decoded, error) {
-	item := decoded{p: p, index: i, line: line}
+// decode decodes, checks and renders the chunk's products, stopping at the
+// first bad one; buf is scratch space, returned for reuse.
+func (c *chunk) decode(buf []byte) []byte {
+	defer func() {
+		rawBuffers.Put(&c.raw) // the decoded products hold copies
+		c.raw = nil
+		close(c.ready)
+	}()
+	c.out = make([]decoded, 0, len(c.items))
+	start := 0
+	for _, it := range c.items {
+		raw := c.raw[start:it.end]
+		start = it.end
+		var p Product
+		if !decodeProduct(raw, &p) {
+			p = Product{}
+			if err := json.Unmarshal(raw, &p, checkedSyntax...); err != nil {
+				c.err = it.semanticError(raw, err)
+				return buf
+			}
+		}
+		if err := p.validate(it.index); err != nil {
+			err.Line = it.line
+			c.err = err
+			return buf
+		}
+		item, next, err := render(p, it.index, it.line, buf)
+		buf = next
+		if err != nil {
+			c.err = err
+			return buf
+		}
+		c.out = append(c.out, item)
+	}
+	return buf
+}
+
+// rawBuffers recycles the chunks' raw JSON, most of what reading allocates.
+var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// checkedSyntax skips, when a worker decodes a product, the checks of the
+// syntax that reading it did already: duplicate names and invalid UTF-8.
+var checkedSyntax = []json.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// wait returns the chunk's products once decoded, and the problem of the
+// first bad one.
+func (c *chunk) wait() ([]decoded, error) {
+	<-c.ready
+	return c.out, c.err
+}
+
+// semanticError places an error of decoding product raw (a value of the
+// wrong type: its syntax was checked while reading) in the file.
+func (it rawItem) semanticError(raw []byte, err error) error {
+	var sem *json.SemanticError
+	if !errors.As(err, &sem) {
+		return fmt.Errorf("decode products[%d]: %w", it.index, err)
+	}
+	path := fmt.Sprintf("products[%d]", it.index)
+	if rest := pathOf(sem.JSONPointer); rest != "" {
+		path += "." + rest
+	}
+	before := raw[:min(max(sem.ByteOffset, 0), int64(len(raw)))]
+	line, col := it.line, 0
+	if nl := bytes.LastIndexByte(before, '\n'); nl >= 0 {
+		if line > 0 {
+			line += bytes.Count(before, []byte{'\n'})
+		}
+		col = utf8.RuneCount(before[nl+1:]) + 1
+	} else if it.col > 0 {
+		col = it.col + utf8.RuneCount(before)
+	}
+	return &Error{Path: path, Line: line, Column: col, Msg: typeMessage(sem)}
+}
+
+// render prepares the fields of the row that do not depend on the
+// database; buf is scratch space, returned for reuse.
+func render(p Product, i, line int, buf []byte) (decoded, []byte, error) {
+	item := decoded{p: p, index: i, line: line, row: store.ImportProductRow{
+		SKU: p.SKU, ExternalID: p.ExternalID, GTIN: p.GTIN, Name: p.Name, Slug: p.Slug, Desc: p.Description,
+		Active: active(p.Active),
+	}}
 	fields := []struct {
 		name string
 		dst  *string
 		v    []string
 	}{
-		{"categories", &item.categories, p.Categories},
-		{"images", &item.images, p.Images},
-		{"files", &item.files, p.Files},
+		{"categories", &item.row.Categories, p.Categories},
+		{"images", &item.row.Images, p.Images},
+		{"files", &item.row.Files, p.Files},
 	}
 	for _, f := range fields {
 		text, err := jsonText(f.v)
 		if err != nil {
-			return item, &Error{Path: fieldPath(i, f.name), Line: line, Msg: err.Error()}
+			return item, buf, &Error{Path: fieldPath(i, f.name), Line: line, Msg: err.Error()}
 		}
 		*f.dst = text
 	}
@@ -204,16 +338,17 @@ func render(p Product, i, line int) (decoded, error) {
 		size += len(a.Attribute) + len(a.Detail) + 64
 	}
 	if size > maxJSON {
-		return item, &Error{Path: fieldPath(i, "attributes"), Line: line, Msg: fmt.Sprintf("larger than %d bytes of JSON", maxJSON)}
+		return item, buf, &Error{Path: fieldPath(i, "attributes"), Line: line, Msg: fmt.Sprintf("larger than %d bytes of JSON", maxJSON)}
 	}
 	if p.VariantAttributes != nil {
 		text, err := jsonText(*p.VariantAttributes)
 		if err != nil {
-			return item, &Error{Path: fieldPath(i, "variantAttributes"), Line: line, Msg: err.Error()}
+			return item, buf, &Error{Path: fieldPath(i, "variantAttributes"), Line: line, Msg: err.Error()}
 		}
-		item.variantAttributes = &text
+		item.row.VariantAttributes = &text
 	}
-	return item, nil
+	item.content, buf = contentDigest(buf, &item.row)
+	return item, buf, nil
 }
 
 // readArray reads the array (or null) of top-level key name, calling item

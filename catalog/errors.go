@@ -166,9 +166,11 @@ type lineReader struct {
 	win      []byte // recent input, starting at offset base
 	base     int64
 	baseLine int // newlines before base
-	// a cursor makes the increasing offsets of successive products cheap
+	// a cursor makes the increasing offsets of successive products cheap:
+	// every byte is looked at once, however long the lines
 	curOff  int64
 	curLine int
+	curCol  int // characters between the last newline and curOff; -1 unknown
 }
 
 // keepBytes of past input suffice: decoding errors point into the value
@@ -202,9 +204,18 @@ func (lr *lineReader) lineAt(off int64) int {
 		return 0
 	}
 	if off < lr.curOff || lr.curOff < lr.base {
-		lr.curOff, lr.curLine = lr.base, lr.baseLine
+		lr.curOff, lr.curLine, lr.curCol = lr.base, lr.baseLine, -1
+		if lr.base == 0 {
+			lr.curCol = 0
+		}
 	}
-	lr.curLine += bytes.Count(lr.win[lr.curOff-lr.base:off-lr.base], []byte{'\n'})
+	span := lr.win[lr.curOff-lr.base : off-lr.base]
+	if n := bytes.Count(span, []byte{'\n'}); n > 0 {
+		lr.curLine += n
+		lr.curCol = utf8.RuneCount(span[bytes.LastIndexByte(span, '\n')+1:])
+	} else if lr.curCol >= 0 {
+		lr.curCol += utf8.RuneCount(span)
+	}
 	lr.curOff = off
 	return lr.curLine + 1
 }
@@ -216,12 +227,7 @@ func (lr *lineReader) position(off int64) (line, col int) {
 	if line == 0 {
 		return 0, 0
 	}
-	before := lr.win[:min(off, lr.n)-lr.base]
-	start := bytes.LastIndexByte(before, '\n')
-	if start < 0 && lr.base > 0 {
-		return line, 0
-	}
-	return line, utf8.RuneCount(before[start+1:]) + 1
+	return line, lr.curCol + 1
 }
 
 // itemStart skips the separators after off to the start of the next value.

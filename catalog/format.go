@@ -81,15 +81,18 @@ const (
 	maxJSON        = enrichment.MaxJSONFieldSize
 )
 
-// check collects the first problem of an item, with its path.
+// check collects the first problem of item index of a list, with its path.
+// note: the path is only rendered for a problem; valid items, nearly all of
+// them, cost no formatting.
 type check struct {
-	path string
-	err  *Error
+	list  string
+	index int
+	err   *Error
 }
 
 func (c *check) fail(field, format string, args ...any) {
 	if c.err == nil {
-		c.err = &Error{Path: c.path + field, Msg: fmt.Sprintf(format, args...)}
+		c.err = &Error{Path: fmt.Sprintf("%s[%d]%s", c.list, c.index, field), Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -114,7 +117,7 @@ func (c *check) maxPtr(field string, value *string, limit int) {
 // validate checks template i alone; duplicates across templates are the
 // importer's business.
 func (t *Template) validate(i int) *Error {
-	c := check{path: fmt.Sprintf("attributeTemplates[%d]", i)}
+	c := check{list: "attributeTemplates", index: i}
 	c.required(".name", t.Name)
 	c.max(".name", t.Name, maxName)
 	seen := make(map[string]int, len(t.Options))
@@ -135,7 +138,7 @@ func (t *Template) validate(i int) *Error {
 // validate checks product i alone; references and duplicates are checked by
 // the importer, which sees the whole file.
 func (p *Product) validate(i int) *Error {
-	c := check{path: fmt.Sprintf("products[%d]", i)}
+	c := check{list: "products", index: i}
 	c.required(".sku", p.SKU)
 	c.max(".sku", p.SKU, maxName)
 	c.max(".externalId", p.ExternalID, maxName)
@@ -144,7 +147,9 @@ func (p *Product) validate(i int) *Error {
 	c.max(".slug", p.Slug, maxProductText)
 	c.max(".description", p.Description, maxDescription)
 	for j, a := range p.Attributes {
-		c.required(fmt.Sprintf(".attributes[%d].attribute", j), a.Attribute)
+		if strings.TrimSpace(a.Attribute) == "" {
+			c.fail(fmt.Sprintf(".attributes[%d].attribute", j), "required")
+		}
 	}
 	if b := p.Brand; b != nil {
 		c.required(".brand.name", b.Name)

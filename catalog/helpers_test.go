@@ -82,6 +82,7 @@ type productRow struct {
 	VariantAttributes sql.NullString `db:"variantAttributes"`
 	Created           string         `db:"created"`
 	Updated           string         `db:"updated"`
+	ImportHash        string         `db:"importHash"`
 }
 
 // products returns org's products by SKU.
@@ -132,24 +133,27 @@ func templateIDs(t *testing.T, app core.App, org enrichment.Org) (templates, opt
 	return templates, options
 }
 
-// snapshot renders every row of the catalog tables (and the id sequences),
-// to show that a refused import changed nothing.
+// snapshot renders every row of the catalog tables, the revisions and the
+// import's bookkeeping, to show that an import changed nothing.
 func snapshot(t *testing.T, app core.App) string {
 	t.Helper()
 	var b strings.Builder
-	for _, table := range []string{"attribute_templates", "attribute_options", "brands", "products", "_enrichment_seq"} {
+	for _, table := range []string{"attribute_templates", "attribute_options", "brands", "products", "_enrichment_seq",
+		"revisions", "_enrichment_accepted_values", "_enrichment_generations"} {
 		var rows []dbx.NullStringMap
-		if err := app.DB().Select("*").From(table).OrderBy("rowid").All(&rows); err != nil {
+		if err := app.DB().NewQuery("SELECT * FROM " + table).All(&rows); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&b, "%s: %d rows\n", table, len(rows))
-		for _, r := range rows {
-			keys := slices.Sorted(maps.Keys(r))
-			for _, k := range keys {
-				fmt.Fprintf(&b, "%s=%q ", k, r[k].String)
+		lines := make([]string, len(rows))
+		for i, r := range rows {
+			var line strings.Builder
+			for _, k := range slices.Sorted(maps.Keys(r)) {
+				fmt.Fprintf(&line, "%s=%q ", k, r[k].String)
 			}
-			b.WriteString("\n")
+			lines[i] = line.String()
 		}
+		slices.Sort(lines)
+		fmt.Fprintf(&b, "%s: %d rows\n%s\n", table, len(rows), strings.Join(lines, "\n"))
 	}
 	return b.String()
 }

@@ -16,16 +16,32 @@ import (
 type Options struct {
 	Progress io.Writer // where to draw a progress bar; nil = quiet
 	Size     int64     // total bytes of the input, for percent/ETA; 0 if unknown
+	// OverwriteEnriched lets the file win over values that accepted
+	// revisions set, even where the file has not changed since
+	OverwriteEnriched bool
+	// DeactivateMissing deactivates the organization's active products
+	// that the file does not contain (a full snapshot feed)
+	DeactivateMissing bool
 }
 
-// Result counts what an import stored: the templates, options and distinct
-// brands the file lists, and the products it created and updated.
+// Result counts what an import did: the templates, options and distinct
+// brands the file lists; the products it created, updated and left as they
+// were (of which keptEnriched kept at least one accepted value); and the
+// products it deactivated.
 type Result struct {
-	Templates       int `json:"templates"`
-	Options         int `json:"options"`
-	Brands          int `json:"brands"`
-	ProductsCreated int `json:"productsCreated"`
-	ProductsUpdated int `json:"productsUpdated"`
+	Templates    int `json:"templates"`
+	Options      int `json:"options"`
+	Brands       int `json:"brands"`
+	Created      int `json:"created"`
+	Updated      int `json:"updated"`
+	Unchanged    int `json:"unchanged"`
+	KeptEnriched int `json:"keptEnriched"`
+	Deactivated  int `json:"deactivated"`
+}
+
+// Products is the number of products the file holds.
+func (r Result) Products() int {
+	return r.Created + r.Updated + r.Unchanged
 }
 
 // analyzeAfter products written, the planner's statistics are refreshed.
@@ -35,10 +51,13 @@ const analyzeAfter = 1000
 //
 // Templates are upserted by name, brands by name, products by externalId
 // within org (by SKU when a product has none). The file is decoded product
-// by product and written in one transaction with raw bulk statements;
-// references that may point forward (templates listed after the products,
-// variant masters listed after their variants) are resolved at the end. A
-// bad file is reported as an *Error and leaves the database unchanged.
+// by product and written in one transaction with raw bulk statements; a
+// product equal to the stored one is not written, and values accepted
+// revisions set survive a file that has not caught up with them
+// (docs/catalog-format.md). References that may point forward (templates
+// listed after the products, variant masters listed after their variants)
+// are resolved at the end. A bad file is reported as an *Error and leaves
+// the database unchanged.
 func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result, error) {
 	lr := newLineReader(r)
 	bar := newProgress(opts.Progress, opts.Size)
@@ -52,34 +71,19 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		im, err := newImporter(s, org)
-		if err != nil {
-			return err
-		}
-		defer im.writer.Close()
-		// decode on another goroutine while this one writes
-		events, done := make(chan event, 4), make(chan struct{})
-		d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
-		go d.run()
-		if err := im.consume(events); err != nil {
-			close(done)
-			for range events { // wait for the decoder to stop
+		return s.WithoutMemoryMap(func() error {
+			// decode on other goroutines while this one loads and writes
+			events, done := make(chan event, 16), make(chan struct{})
+			d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
+			go d.run()
+			res, err = importProducts(s, org, opts, events)
+			if err != nil {
+				close(done)
+				for range events { // wait for the decoder to stop
+				}
 			}
 			return err
-		}
-		// note: no trigger sees product inserts (store/generations.go)
-		if im.res.ProductsCreated > 0 {
-			if err := s.BumpGeneration(org); err != nil {
-				return err
-			}
-		}
-		if im.res.ProductsCreated+im.res.ProductsUpdated >= analyzeAfter {
-			if err := s.AnalyzeCatalog(); err != nil {
-				return err
-			}
-		}
-		res = im.res
-		return nil
+		})
 	})
 	bar.done(res, err)
 	if err != nil {
@@ -90,6 +94,35 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		return Result{}, fmt.Errorf("import catalog into organization %s: %w", org, err)
 	}
 	return res, nil
+}
+
+// importProducts loads what it needs of org's stored catalog, then writes
+// what the decoder sends.
+func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-chan event) (Result, error) {
+	im, err := newImporter(s, org, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	defer im.writer.Close()
+	if err := im.consume(events); err != nil {
+		return Result{}, err
+	}
+	// note: no trigger sees product inserts (store/generations.go,
+	// store/changes.go)
+	if im.res.Created > 0 {
+		if err := s.BumpGeneration(org); err != nil {
+			return Result{}, err
+		}
+		if err := s.RecordUpserts(org, im.created); err != nil {
+			return Result{}, err
+		}
+	}
+	if im.res.Created+im.res.Updated+im.res.Deactivated >= analyzeAfter {
+		if err := s.AnalyzeCatalog(); err != nil {
+			return Result{}, err
+		}
+	}
+	return im.res, nil
 }
 
 // consume writes what the decoder sends, in file order, then finishes.
@@ -103,10 +136,14 @@ func (im *importer) consume(events <-chan event) error {
 				return err
 			}
 		default:
-			for _, item := range ev.products {
+			items, err := ev.chunk.wait()
+			for _, item := range items {
 				if err := im.addProduct(item); err != nil {
 					return err
 				}
+			}
+			if err != nil {
+				return err
 			}
 		}
 	}

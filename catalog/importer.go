@@ -1,16 +1,13 @@
 package catalog
 
 import (
-	"encoding/json/jsontext"
-	"encoding/json/v2"
 	"fmt"
-	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 )
 
-// batchSize products are matched, numbered and written together.
+// batchSize products are matched, numbered, compared and written together.
 const batchSize = 500
 
 // importer holds one import's state. Besides the store's lookup maps it
@@ -20,6 +17,7 @@ type importer struct {
 	s     *store.Store
 	org   enrichment.Org
 	now   string
+	opts  Options
 	state *store.ImportState
 	res   Result
 
@@ -28,55 +26,73 @@ type importer struct {
 	grown         map[string]bool // templates the file created or gave new options
 	brands        map[string]bool // brand names seen in the file
 
-	skus    map[string]fileProduct // the file's SKUs
+	skus    map[string]fileProduct // the file's SKUs, each with its first product
 	exts    map[string]int         // the file's externalIds → product index
 	targets map[int64]fileProduct  // stored products the file updates
 	links   []variantLink          // every variant of the file
 	early   []earlyProduct         // products with a template, read before the templates
-	batch   []pendingProduct
+	batch   []decoded
 	writer  *store.ImportProductWriter
+	buf     []byte // digest scratch space
+
+	// created lists the products this import inserted: the change feed
+	// hears of updates and deactivations from triggers, of inserts from the
+	// import (store/changes.go)
+	created  []int64
+	accepted acceptedChanges
 }
 
 // fileProduct is what the import remembers of each product of the file.
 type fileProduct struct {
-	id          int64 // 0 until its batch is written
-	index, line int
-	variant     bool
+	id            int64 // 0 until its batch is written
+	index, line   int
+	variant       bool
+	hasExternalID bool
+	shared        bool   // another product of the file has the same SKU
+	sku           string // in targets only (im.skus has it as the key)
 }
+
+// outcome is what the import did with a product of the file.
+type outcome uint8
+
+const (
+	created outcome = iota + 1
+	updated
+	unchanged
+)
 
 type variantLink struct {
 	id          int64
 	index, line int
 	master      string // SKU
-	set         bool   // written already (the master came earlier in the file)
+	written     int64  // the master the row was written (or found) with, 0 for none
+	linked      digest // the row's linked digest, to hash it with another master
+	outcome     outcome
 }
 
 type earlyProduct struct {
 	id          int64
 	index, line int
 	template    string
+	outcome     outcome
 }
 
-type pendingProduct struct {
-	decoded
-	brand int64
-}
-
-func newImporter(s *store.Store, org enrichment.Org) (*importer, error) {
+func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, error) {
 	state, err := s.LoadImportState(org)
 	if err != nil {
 		return nil, err
 	}
 	stamp := now()
 	return &importer{
-		s: s, org: org, now: stamp, state: state,
+		s: s, org: org, now: stamp, opts: opts, state: state,
 		writer:      s.NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},
 		brands:      map[string]bool{},
-		skus:        map[string]fileProduct{},
-		exts:        map[string]int{},
-		targets:     map[int64]fileProduct{},
+		skus:        make(map[string]fileProduct, len(state.Products)), // a feed usually holds the catalog
+		exts:        make(map[string]int, len(state.Products)),
+		targets:     make(map[int64]fileProduct, len(state.Products)),
+		accepted:    acceptedChanges{overwritten: map[int64][]string{}},
 	}, nil
 }
 
@@ -120,60 +136,136 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 // so far, upserts its brand and queues it for writing.
 func (im *importer) addProduct(item decoded) error {
 	p, i, line := &item.p, item.index, item.line
-	path := fmt.Sprintf("products[%d]", i)
-	if first, dup := im.skus[p.SKU]; dup {
-		return &Error{Path: path + ".sku", Line: line, Msg: fmt.Sprintf("duplicate SKU %q (also products[%d], line %d)", p.SKU, first.index, first.line)}
-	}
 	if p.ExternalID != "" {
 		if first, dup := im.exts[p.ExternalID]; dup {
-			return &Error{Path: path + ".externalId", Line: line, Msg: fmt.Sprintf("duplicate externalId %q (also products[%d])", p.ExternalID, first)}
+			return &Error{Path: fieldPath(i, "externalId"), Line: line, Msg: fmt.Sprintf("duplicate externalId %q (also products[%d])", p.ExternalID, first)}
 		}
 		im.exts[p.ExternalID] = i
 	}
-	im.skus[p.SKU] = fileProduct{index: i, line: line, variant: p.VariantMaster != ""}
+	if first, dup := im.skus[p.SKU]; dup {
+		// a SKU may be shared, but only by products the upsert can tell apart
+		const why = "products may share a SKU only when each has its own externalId"
+		switch {
+		case p.ExternalID == "":
+			return &Error{Path: fieldPath(i, "sku"), Line: line,
+				Msg: fmt.Sprintf("duplicate SKU %q (also products[%d], line %d): %s", p.SKU, first.index, first.line, why)}
+		case !first.hasExternalID:
+			return &Error{Path: fieldPath(first.index, "sku"), Line: first.line,
+				Msg: fmt.Sprintf("duplicate SKU %q (also products[%d], line %d): %s", p.SKU, i, line, why)}
+		}
+		first.shared = true
+		im.skus[p.SKU] = first
+	} else {
+		im.skus[p.SKU] = fileProduct{index: i, line: line, variant: p.VariantMaster != "", hasExternalID: p.ExternalID != ""}
+	}
 	if im.templatesRead && p.AttributeTemplate != "" && im.state.Templates[p.AttributeTemplate] == nil {
-		return &Error{Path: path + ".attributeTemplate", Line: line, Msg: fmt.Sprintf("no template named %q", p.AttributeTemplate)}
+		return &Error{Path: fieldPath(i, "attributeTemplate"), Line: line, Msg: fmt.Sprintf("no template named %q", p.AttributeTemplate)}
 	}
 
-	pending := pendingProduct{decoded: item}
 	if b := p.Brand; b != nil {
 		id, err := im.s.UpsertImportBrand(im.org, im.state, b.Name, b.Website, b.Slug, im.now)
 		if err != nil {
 			return err
 		}
-		pending.brand = id
+		item.row.Brand = id
 		if !im.brands[b.Name] {
 			im.brands[b.Name] = true
 			im.res.Brands++
 		}
 	}
-	im.batch = append(im.batch, pending)
+	im.batch = append(im.batch, item)
 	if len(im.batch) >= batchSize {
 		return im.flush()
 	}
 	return nil
 }
 
+// match finds the stored product a file product updates: by externalId, or
+// by SKU when it has none. A product with a new externalId adopts the
+// stored product of its SKU if that is the only one and has no externalId
+// yet. nil: none.
+func (im *importer) match(item *decoded) (*store.StoredProduct, error) {
+	p := &item.p
+	bySKU := im.state.BySKU[p.SKU]
+	if p.ExternalID != "" {
+		if sp := im.state.ByExternalID[p.ExternalID]; sp != nil {
+			return sp, nil
+		}
+		if len(bySKU) == 1 && bySKU[0].ExternalID == "" {
+			return bySKU[0], nil
+		}
+		return nil, nil
+	}
+	switch len(bySKU) {
+	case 0:
+		return nil, nil
+	case 1:
+		return bySKU[0], nil
+	}
+	return nil, &Error{Path: fmt.Sprintf("products[%d].externalId", item.index), Line: item.line,
+		Msg: fmt.Sprintf("required: %d stored products share SKU %q, and only an externalId says which one this is", len(bySKU), p.SKU)}
+}
+
+// row completes the row of a queued product: its id, template (the
+// attributes link to its options) and variant master (as far as known).
+func (im *importer) row(q *decoded, id int64, stored *store.StoredProduct) {
+	p, row := &q.p, &q.row
+	row.ID, row.Stored = id, stored != nil
+	if stored != nil && row.ExternalID == "" {
+		row.ExternalID = stored.ExternalID // what the update keeps
+	}
+	if t := im.state.Templates[p.AttributeTemplate]; t != nil && p.AttributeTemplate != "" {
+		row.Template, q.options = t.ID, t.Options
+	}
+	if p.VariantMaster != "" {
+		row.VariantMaster = im.predictMaster(p.VariantMaster)
+	}
+}
+
+// predictMaster is the id SKU will most likely name as a variant master
+// once the whole file is read: a product of the file read so far, else the
+// stored product of that SKU; 0 when unknown. linkVariants checks it at the
+// end, and corrects the rows it got wrong.
+func (im *importer) predictMaster(sku string) int64 {
+	if fp, ok := im.skus[sku]; ok {
+		if fp.shared {
+			return 0
+		}
+		return fp.id
+	}
+	if stored := im.state.BySKU[sku]; len(stored) == 1 {
+		if _, updated := im.targets[stored[0].ID]; !updated { // else its SKU is no longer sku
+			return stored[0].ID
+		}
+	}
+	return 0
+}
+
 // flush matches the queued products with stored ones, numbers the new
-// ones and writes them all.
+// ones, applies the accepted values on record, and writes the products
+// that differ from what is stored.
 func (im *importer) flush() error {
 	if len(im.batch) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(im.batch))
+	stored := make([]*store.StoredProduct, len(im.batch))
 	fresh := 0
-	for k, q := range im.batch {
-		id := im.match(&q.p)
-		if id == 0 {
+	for k := range im.batch {
+		q := &im.batch[k]
+		sp, err := im.match(q)
+		if err != nil {
+			return err
+		}
+		if sp == nil {
 			fresh++
 			continue
 		}
-		if other, dup := im.targets[id]; dup {
+		if other, dup := im.targets[sp.ID]; dup {
 			return &Error{Path: fmt.Sprintf("products[%d]", q.index), Line: q.line,
-				Msg: fmt.Sprintf("matches the same stored product (id %d) as products[%d]", id, other.index)}
+				Msg: fmt.Sprintf("matches the same stored product (id %d) as products[%d]", sp.ID, other.index)}
 		}
-		im.targets[id] = fileProduct{id: id, index: q.index, line: q.line, variant: q.p.VariantMaster != ""}
-		ids[k] = id
+		im.targets[sp.ID] = fileProduct{id: sp.ID, index: q.index, line: q.line, variant: q.p.VariantMaster != "", sku: q.p.SKU}
+		stored[k] = sp
 	}
 	next := int64(0)
 	if fresh > 0 {
@@ -184,105 +276,108 @@ func (im *importer) flush() error {
 		next = first
 	}
 
-	rows := make([]store.ImportProductRow, len(im.batch))
-	for k, q := range im.batch {
-		stored := ids[k] != 0
-		if stored {
-			im.res.ProductsUpdated++
+	// every product's id first, so that a master anywhere in the batch is known
+	ids := make([]int64, len(im.batch))
+	for k := range im.batch {
+		if sp := stored[k]; sp != nil {
+			ids[k] = sp.ID
 		} else {
 			ids[k], next = next, next+1
-			im.res.ProductsCreated++
 		}
-		fp := im.skus[q.p.SKU]
-		fp.id = ids[k]
-		im.skus[q.p.SKU] = fp
-		rows[k] = im.row(q, ids[k])
-		rows[k].Stored = stored
+		if fp := im.skus[im.batch[k].p.SKU]; fp.index == im.batch[k].index {
+			fp.id = ids[k]
+			im.skus[im.batch[k].p.SKU] = fp
+		}
+	}
+	var read, enriched []int64 // stored rows to read: to compare, or with accepted values
+	for k := range im.batch {
+		if sp := stored[k]; sp != nil {
+			if sp.Hash == "" || im.state.Enriched[sp.ID] {
+				read = append(read, sp.ID)
+			}
+			if im.state.Enriched[sp.ID] {
+				enriched = append(enriched, sp.ID)
+			}
+		}
+		im.row(&im.batch[k], ids[k], stored[k])
+	}
+	storedRows, err := im.s.ImportStoredRows(im.org, read)
+	if err != nil {
+		return err
+	}
+	accepted, err := im.s.AcceptedValues(im.org, enriched)
+	if err != nil {
+		return err
+	}
+
+	write := make([]store.ImportProductRow, 0, len(im.batch))
+	for k := range im.batch {
+		q, sp := &im.batch[k], stored[k]
+		if values := accepted[q.row.ID]; len(values) > 0 {
+			if im.keepAccepted(q, storedRows[q.row.ID], values) {
+				im.res.KeptEnriched++
+			}
+		}
+		var linked digest
+		linked, im.buf = linkedDigest(im.buf, q.content, &q.row, q.attrs, q.p.Attributes, q.options)
+		q.row.Hash = importHash(linked, q.row.VariantMaster)
+
+		out := updated
+		switch {
+		case sp == nil:
+			out = created
+		case sp.Hash == q.row.Hash:
+			out = unchanged
+		case sp.Hash == "" && storedHash(storedRows[sp.ID]) == q.row.Hash:
+			out = unchanged
+			if err := im.writer.SetHash(sp.ID, q.p.SKU, q.row.Hash); err != nil {
+				return err
+			}
+		}
+		im.count(q.row.ID, out)
+		if out != unchanged {
+			q.row.Attributes = q.attributesJSON()
+			write = append(write, q.row)
+		}
+		if q.p.VariantMaster != "" {
+			im.links = append(im.links, variantLink{id: q.row.ID, index: q.index, line: q.line, master: q.p.VariantMaster,
+				written: q.row.VariantMaster, linked: linked, outcome: out})
+		}
+		if q.p.AttributeTemplate != "" && !im.templatesRead {
+			im.early = append(im.early, earlyProduct{id: q.row.ID, index: q.index, line: q.line, template: q.p.AttributeTemplate, outcome: out})
+		}
 	}
 	im.batch = im.batch[:0]
-	return im.writer.Write(rows)
+	return im.writer.Write(write)
 }
 
-// match finds the stored product a file product updates: by externalId, or
-// by SKU when it has none. A product with a new externalId adopts the
-// stored product of its SKU if that one has no externalId yet. 0: none.
-func (im *importer) match(p *Product) int64 {
-	if p.ExternalID != "" {
-		if id, ok := im.state.ByExternalID[p.ExternalID]; ok {
-			return id
-		}
-		if sp, ok := im.state.BySKU[p.SKU]; ok && !sp.HasExternalID {
-			return sp.ID
-		}
-		return 0
+// count records what became of product id.
+func (im *importer) count(id int64, out outcome) {
+	switch out {
+	case created:
+		im.res.Created++
+		im.created = append(im.created, id)
+	case updated:
+		im.res.Updated++
+	case unchanged:
+		im.res.Unchanged++
 	}
-	return im.state.BySKU[p.SKU].ID
 }
 
-// row renders a queued product as the row to write and notes its template
-// and variant master for the checks at the end.
-func (im *importer) row(q pendingProduct, id int64) store.ImportProductRow {
-	p := &q.p
-	row := store.ImportProductRow{
-		ID: id, SKU: p.SKU, ExternalID: p.ExternalID, GTIN: p.GTIN, Name: p.Name, Slug: p.Slug,
-		Desc: p.Description, Active: active(p.Active), Brand: q.brand,
+// rewritten records that a product first found unchanged was written after
+// all (a variant master or template link that the end of the file changed).
+func (im *importer) rewritten(id int64, was outcome) {
+	if was == unchanged {
+		im.res.Unchanged--
+		im.count(id, updated)
 	}
-
-	var options map[string]int64
-	if name := p.AttributeTemplate; name != "" {
-		if t := im.state.Templates[name]; t != nil {
-			row.Template, options = t.ID, t.Options
-		}
-		if !im.templatesRead {
-			im.early = append(im.early, earlyProduct{id: id, index: q.index, line: q.line, template: name})
-		}
-	}
-
-	if master := p.VariantMaster; master != "" {
-		link := variantLink{id: id, index: q.index, line: q.line, master: master}
-		if fp, ok := im.skus[master]; ok && fp.id != 0 {
-			row.VariantMaster, link.set = fp.id, true
-		}
-		im.links = append(im.links, link)
-	}
-
-	row.Attributes = attributesJSON(p.Attributes, options)
-	row.Categories, row.Images, row.Files = q.categories, q.images, q.files
-	row.VariantAttributes = q.variantAttributes
-	return row
 }
 
-// attributesJSON renders attributes as stored (enrichment.StoredAttribute),
-// giving each one named like one of options that option's id. note:
-// written by hand, it is the hottest JSON of an import.
-func attributesJSON(attrs []Attribute, options map[string]int64) string {
-	b := make([]byte, 0, 64*len(attrs)+2)
-	b = append(b, '[')
-	for i, a := range attrs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"attribute":`...)
-		b, _ = jsontext.AppendQuote(b, a.Attribute)
-		b = append(b, `,"detail":`...)
-		b, _ = jsontext.AppendQuote(b, a.Detail)
-		if id := options[a.Attribute]; id != 0 {
-			b = append(b, `,"optionId":`...)
-			b = strconv.AppendInt(b, id, 10)
-		}
-		b = append(b, '}')
+// jsonText renders a JSON field's strings as stored (nil is []).
+func jsonText(v []string) (string, error) {
+	text, err := store.StringsJSON(v)
+	if err == nil && len(text) > maxJSON {
+		err = fmt.Errorf("larger than %d bytes of JSON", maxJSON)
 	}
-	return string(append(b, ']'))
-}
-
-// jsonText marshals a JSON field's value; nil slices become [].
-func jsonText(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxJSON {
-		return "", fmt.Errorf("larger than %d bytes of JSON", maxJSON)
-	}
-	return string(b), nil
+	return text, err
 }

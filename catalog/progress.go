@@ -89,9 +89,9 @@ func (p *progress) done(res Result, err error) {
 			formatCount(p.products), formatDuration(elapsed))
 		return
 	}
-	n := res.ProductsCreated + res.ProductsUpdated
-	fmt.Fprintf(p.w, "\n%s products (%s created, %s updated) in %s, %s products/s.\n",
-		formatCount(n), formatCount(res.ProductsCreated), formatCount(res.ProductsUpdated),
+	n := res.Products()
+	fmt.Fprintf(p.w, "\n%s products (%s created, %s updated, %s unchanged) in %s, %s products/s.\n",
+		formatCount(n), formatCount(res.Created), formatCount(res.Updated), formatCount(res.Unchanged),
 		formatDuration(elapsed), formatCount(int(float64(n)/max(elapsed.Seconds(), 1e-9))))
 }
 

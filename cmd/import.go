@@ -14,7 +14,7 @@ import (
 
 func importCommand(app core.App) *cobra.Command {
 	var org string
-	var asJSON bool
+	var asJSON, overwriteEnriched, deactivateMissing bool
 	c := &cobra.Command{
 		Use:   "import --org ORG_ID FILE",
 		Short: "Import a catalog file (JSON) into an organization, all or nothing",
@@ -22,7 +22,12 @@ func importCommand(app core.App) *cobra.Command {
 			"into an organization: templates are upserted by name, brands by name, products by\n" +
 			"externalId (by sku when they have none). FILE may be - for standard input. A bad\n" +
 			"file is refused with the item or line at fault, and nothing of it is stored. A\n" +
-			"progress bar is drawn when stderr is a terminal.",
+			"progress bar is drawn when stderr is a terminal.\n\n" +
+			"A product equal to the stored one is not written (its update time does not move).\n" +
+			"A value that an accepted revision set is kept while the file still carries the\n" +
+			"value the product had before that acceptance; a file that carries anything else\n" +
+			"wins, and the revision's field shows \"overwritten\" to its vendor.\n\n" +
+			"Products may share a SKU when each has its own externalId.",
 		Args:         cobra.ExactArgs(1),
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -39,7 +44,7 @@ func importCommand(app core.App) *cobra.Command {
 			}
 			defer closeIn()
 
-			opts := catalog.Options{Size: size}
+			opts := catalog.Options{Size: size, OverwriteEnriched: overwriteEnriched, DeactivateMissing: deactivateMissing}
 			if f := progressTo(c); f != nil {
 				opts.Progress = f
 			}
@@ -49,18 +54,30 @@ func importCommand(app core.App) *cobra.Command {
 				return fmt.Errorf("%s: %w", displayName(args[0]), err)
 			}
 			if asJSON {
-				return printJSON(c.OutOrStdout(), res)
+				// note: the previous release's two keys stay, for scripts
+				// that read them
+				return printJSON(c.OutOrStdout(), struct {
+					catalog.Result
+					ProductsCreated int `json:"productsCreated"`
+					ProductsUpdated int `json:"productsUpdated"`
+				}{res, res.Created, res.Updated})
 			}
 			fmt.Fprintf(c.OutOrStdout(),
-				"Imported into organization %s: %d products (%d created, %d updated), %d templates (%d options), %d brands in %s.\n",
-				orgID, res.ProductsCreated+res.ProductsUpdated, res.ProductsCreated, res.ProductsUpdated,
+				"Imported into organization %s: %d products (%d created, %d updated, %d unchanged; %d kept accepted values), "+
+					"%d deactivated, %d templates (%d options), %d brands in %s.\n",
+				orgID, res.Products(), res.Created, res.Updated, res.Unchanged, res.KeptEnriched, res.Deactivated,
 				res.Templates, res.Options, res.Brands, time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}
 	c.Flags().StringVar(&org, "org", "", "the organization id (required)")
+	c.Flags().BoolVar(&overwriteEnriched, "overwrite-enriched", false,
+		"let the file win over values that accepted revisions set, even where it has not changed since")
+	c.Flags().BoolVar(&deactivateMissing, "deactivate-missing", false,
+		"deactivate the organization's active products that the file does not contain (a full snapshot)")
 	c.Flags().BoolVar(&asJSON, "json", false,
-		`print the counts as JSON: {"templates":..,"options":..,"brands":..,"productsCreated":..,"productsUpdated":..}`)
+		`print the counts as JSON: {"templates":..,"options":..,"brands":..,"created":..,"updated":..,`+
+			`"unchanged":..,"keptEnriched":..,"deactivated":..} (and, as before, "productsCreated" and "productsUpdated")`)
 	return c
 }
 

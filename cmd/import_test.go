@@ -84,7 +84,7 @@ func TestImportCommandImportsAndUpdates(t *testing.T) {
 		t.Fatalf("import: %v\n%s", r.err, r.stderr)
 	}
 	summary := regexp.MustCompile(`^Imported into organization ` + org +
-		`: 5 products \(5 created, 0 updated\), 2 templates \(3 options\), 2 brands in \d+(\.\d+)?m?s\.\n$`)
+		`: 5 products \(5 created, 0 updated, 0 unchanged; 0 kept accepted values\), 0 deactivated, 2 templates \(3 options\), 2 brands in \d+(\.\d+)?[mµ]?s\.\n$`)
 	if !summary.MatchString(r.stdout) {
 		t.Errorf("summary %q", r.stdout)
 	}
@@ -93,19 +93,28 @@ func TestImportCommandImportsAndUpdates(t *testing.T) {
 	}
 
 	r = runImportCommand(app, nil, "import", "--org", org, "--json", good)
-	want := `{"templates":2,"options":3,"brands":2,"productsCreated":0,"productsUpdated":5}` + "\n"
+	want := `{"templates":2,"options":3,"brands":2,"created":0,"updated":0,"unchanged":5,"keptEnriched":0,"deactivated":0,"productsCreated":0,"productsUpdated":0}` + "\n"
 	if r.err != nil || r.stdout != want {
 		t.Errorf("--json: %q %v, want %q", r.stdout, r.err, want)
 	}
 	if n := countProducts(t, app); n != 5 {
 		t.Errorf("re-import should update, not duplicate: %d products", n)
 	}
+
+	// a full snapshot with one product of the five: the other active ones
+	// (RUN-43-BLUE is inactive already) are deactivated
+	r = runImportCommand(app, strings.NewReader(`{"products": [{"sku": "MUG-1", "externalId": "ERP-9", "name": "Mug"}]}`),
+		"import", "--org", org, "--json", "--deactivate-missing", "-")
+	want = `{"templates":0,"options":0,"brands":0,"created":0,"updated":0,"unchanged":1,"keptEnriched":0,"deactivated":3,"productsCreated":0,"productsUpdated":0}` + "\n"
+	if r.err != nil || r.stdout != want {
+		t.Errorf("--deactivate-missing: %q %v, want %q", r.stdout, r.err, want)
+	}
 }
 
 func TestImportCommandReadsStdin(t *testing.T) {
 	app, org := importTestApp(t)
 	r := runImportCommand(app, strings.NewReader(`{"products": [{"sku": "A"}, {"sku": "B"}]}`), "import", "--org", org, "--json", "-")
-	if r.err != nil || !strings.Contains(r.stdout, `"productsCreated":2`) {
+	if r.err != nil || !strings.Contains(r.stdout, `"created":2`) {
 		t.Fatalf("stdin import: %q %v", r.stdout, r.err)
 	}
 }
@@ -117,11 +126,11 @@ func TestImportCommandRefusesBadFiles(t *testing.T) {
 
 	cases := []struct{ name, content, want string }{
 		{"dup.json", "{\"products\": [\n{\"sku\": \"NEW-1\"},\n{\"sku\": \"NEW-1\"}]}",
-			`dup.json: products[1].sku: duplicate SKU "NEW-1" (also products[0], line 2) (line 3)`},
+			`dup.json: products[1].sku: duplicate SKU "NEW-1" (also products[0], line 2): products may share a SKU only when each has its own externalId (line 3)`},
 		{"master.json", `{"products": [{"sku": "NEW-1", "variantMaster": "NOPE"}]}`,
 			`master.json: products[0].variantMaster: no product with SKU "NOPE" (line 1)`},
 		{"broken.json", "{\n  \"products\": [\n    {\"sku\": \"NEW-1\",}\n  ]\n}",
-			"broken.json: line 3, column 20: invalid character ',' at start of value in products[0]"},
+			"broken.json: line 3, column 21: invalid character '}' at start of string (expecting '\"') in products[0]"},
 	}
 	for _, c := range cases {
 		r := runImportCommand(app, nil, "import", "--org", org, writeCatalog(t, c.name, c.content))

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,7 +175,8 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	var orgA, orgB, keyA, keyB, revoked, rotated created
 	oldCLI(t, old, dir, &orgA, "org", "create", "--name", "Alpha", "--json")
 	oldCLI(t, old, dir, &orgB, "org", "create", "--name", "Beta", "--json")
-	oldCLI(t, old, dir, nil, "import", "--org", fmt.Sprint(orgA.ID), catalogFile("a.json", gen.Options{Products: 600, Templates: 3, Brands: 6, Seed: 11}))
+	catalogA := catalogFile("a.json", gen.Options{Products: 600, Templates: 3, Brands: 6, Seed: 11})
+	oldCLI(t, old, dir, nil, "import", "--org", fmt.Sprint(orgA.ID), catalogA)
 	oldCLI(t, old, dir, nil, "import", "--org", fmt.Sprint(orgB.ID), catalogFile("b.json", gen.Options{Products: 40, Templates: 2, Brands: 2, Seed: 12}))
 	scopes := "catalog:read,catalog:submit"
 	oldCLI(t, old, dir, &keyA, "apikey", "create", "--org", fmt.Sprint(orgA.ID), "--scopes", scopes, "--rate-limit", "0", "--name", "vendor a", "--json")
@@ -207,7 +209,8 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 		}
 		return []byte(`{"externalSubmissionId":"batch-1","items":[` + strings.Join(items, ",") + `]}`)
 	}
-	batchA := submitBody(skus(keyA.Key, 8))
+	proposedA := skus(keyA.Key, 8)
+	batchA := submitBody(proposedA)
 	first := send(http.MethodPost, api+"/products/submissions", keyA.Key, batchA)
 	ids, err := parseIDs(first.body)
 	if first.status != 200 || err != nil || len(ids) != 8 {
@@ -283,6 +286,29 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	if a := decide(srv.base, ids[3], `{"status":"accepted"}`); a.status != 200 {
 		t.Errorf("deciding a revision left pending before the upgrade: %d %s", a.status, a.body)
 	}
+
+	// the previous release stored no import digests: re-importing its
+	// catalog compares the rows and writes only the products that differ
+	// from the file: the two whose proposals it accepted (accepted values
+	// are remembered from this release on) and the one accepted just now
+	time.Sleep(5 * time.Millisecond)
+	beforeImport := time.Now()
+	time.Sleep(5 * time.Millisecond)
+	var counts importCounts
+	cliJSON(t, dir, &counts, "import", "--org", fmt.Sprint(orgA.ID), catalogA, "--json")
+	if want := (importCounts{Updated: 2, Unchanged: 598, KeptEnriched: 1}); counts != want {
+		t.Errorf("re-import of the previous release's catalog: %+v, want %+v", counts, want)
+	}
+	want := []string{proposedA[0], proposedA[1]}
+	slices.Sort(want)
+	if changed := modifiedSince(t, api, keyA.Key, beforeImport); !slices.Equal(changed, want) {
+		t.Errorf("after re-importing the previous release's catalog, modifiedSince lists %v, want %v", changed, want)
+	}
+	cliJSON(t, dir, &counts, "import", "--org", fmt.Sprint(orgA.ID), catalogA, "--json")
+	if want := (importCounts{Unchanged: 600, KeptEnriched: 1}); counts != want {
+		t.Errorf("the same catalog again: %+v, want %+v", counts, want)
+	}
+
 	final := snapshot(t, srv.base, keys)
 	// the upgrade turned PocketBase's rate limiter on for sign-in
 	throttled := false

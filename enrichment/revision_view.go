@@ -4,11 +4,12 @@ import "encoding/json/jsontext"
 
 // Outcomes of one proposed field, as GET /revisions reports them.
 const (
-	OutcomePending    = "pending"     // the revision awaits review
-	OutcomeApplied    = "applied"     // accepted, and the field was applied
-	OutcomeNotApplied = "not_applied" // rejected, or left out of a partial approval
-	OutcomeSuperseded = "superseded"  // a newer proposal of the same client replaced it
-	OutcomeExpired    = "expired"     // the revision waited too long
+	OutcomePending     = "pending"     // the revision awaits review
+	OutcomeApplied     = "applied"     // accepted, and the field was applied
+	OutcomeNotApplied  = "not_applied" // rejected, or left out of a partial approval
+	OutcomeSuperseded  = "superseded"  // a newer proposal of the same client replaced it
+	OutcomeExpired     = "expired"     // the revision waited too long
+	OutcomeOverwritten = "overwritten" // applied, then replaced by a later catalog import
 )
 
 // RevisionItem is a revision as the API client that submitted it sees it.

@@ -49,6 +49,7 @@ func TestSchemaMatchesDomain(t *testing.T) {
 	selectValues(schema.APIClients, "scopes", enrichment.Scopes)
 	selectValues(schema.Revisions, "status", enrichment.Statuses)
 	selectValues(schema.Revisions, "approvedFields", enrichment.EnrichableFields)
+	selectValues(schema.Revisions, "overwrittenFields", enrichment.EnrichableFields)
 	selectValues(schema.Revisions, "confidenceBand", enrichment.ConfidenceBands)
 	selectValues(schema.Revisions, "reason", enrichment.Reasons)
 	selectValues(schema.Revisions, "supersededFields", enrichment.EnrichableFields)
@@ -119,10 +120,11 @@ func TestSchemaMatchesDomain(t *testing.T) {
 		}
 	}
 	for _, table := range []string{schema.SequenceTable, schema.IdempotencyTable, schema.GenerationsTable,
-		schema.ChangesTable, schema.ChangesHorizonTable} {
+		schema.ChangesTable, schema.ChangesHorizonTable, schema.AcceptedValuesTable} {
 		has("table", table)
 	}
-	for _, trigger := range slices.Concat(schema.GenerationTriggers, schema.ChangeTriggers) {
+	for _, trigger := range slices.Concat(schema.GenerationTriggers, schema.ChangeTriggers,
+		[]string{schema.ImportHashTrigger, schema.AcceptedValuesCleanupTrigger}) {
 		has("trigger", trigger)
 	}
 	for _, index := range []string{schema.IdxProductsExport, schema.IdxProductsSKU, schema.IdxProductsVariantMaster,

@@ -89,7 +89,7 @@ func TestCachedGraceKeyEndsOnTime(t *testing.T) {
 	h := handler(t, app)
 	old := f.A.Keys["read"]
 	const grace = 400 * time.Millisecond
-	if _, err := store.New(app).RotateKey(f.A.Clients["read"], apikey.New().Hash, "cek_new", grace); err != nil {
+	if _, err := store.New(app).RotateKey(f.A.Clients["read"], apikey.New("").Hash, "cek_new", grace); err != nil {
 		t.Fatal(err)
 	}
 	rotated := time.Now()

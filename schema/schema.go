@@ -44,6 +44,21 @@ const (
 	// and reason, over all time, per month and per day
 	// (store/metric_counts.go).
 	MetricCountsTable = "_enrichment_metric_counts"
+	// AcceptedValuesTable remembers, per product and field (per attribute
+	// name for attributes), the value an accepted revision set and the value
+	// the product had before, so that a catalog import can tell a stale feed
+	// from a real change.
+	AcceptedValuesTable = "_enrichment_accepted_values"
+)
+
+// Triggers of the catalog import's bookkeeping.
+const (
+	// ImportHashTrigger clears a product's importHash when any other writer
+	// changes a column the import writes: the digest then no longer
+	// describes the row, and the next import compares the row itself.
+	ImportHashTrigger = "enrichment_products_import_hash"
+	// AcceptedValuesCleanupTrigger forgets a deleted product's accepted values.
+	AcceptedValuesCleanupTrigger = "enrichment_products_accepted_values_delete"
 )
 
 // MetricCountsOrgTrigger empties the metric counters with their organization.

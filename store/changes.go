@@ -97,13 +97,16 @@ func (s *Store) PurgeChanges(cutoff time.Time) (int64, error) {
 
 // RecordUpserts writes an upsert to the feed for each of org's active
 // products ids, in the caller's transaction: for inserts, which no trigger
-// sees.
+// sees. note: organization and active are kept from the planner's index
+// choice (as byIDsOf does): the products are found by id, never by scanning
+// the organization's rows once per chunk (an import of 100k new products
+// spent 45 s there).
 func (s *Store) RecordUpserts(org enrichment.Org, ids []int64) error {
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
 		_, err := s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
 			SELECT [[organization]], [[id]], [[sku]], 'upsert', strftime('%Y-%m-%d %H:%M:%fZ', 'now') FROM {{products}}
-			WHERE [[organization]] = {:org} AND [[active]] = 1 AND ` + inList("id", "ids") + `
+			WHERE +[[organization]] = {:org} AND +[[active]] = 1 AND ` + inList("id", "ids") + `
 			ORDER BY CAST([[id]] AS INTEGER)`).
 			Bind(dbx.Params{"org": string(org), "ids": inValues(stringIDs(chunk))}).Execute()
 		if err != nil {

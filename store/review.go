@@ -120,7 +120,7 @@ func (s *Store) Decide(rev ReviewedRevision, d Decision, now time.Time) (applied
 	}
 
 	if len(applied) > 0 {
-		if err := s.applyToProduct(rev.Org, rev.Product, rev.Proposed, applied); err != nil {
+		if err := s.applyToProduct(rev.Org, rev.ID, rev.Product, rev.Proposed, applied); err != nil {
 			return nil, false, fmt.Errorf("revision %s: %w", rev.ID, err)
 		}
 	}
@@ -209,8 +209,9 @@ func (s *Store) reviewPolicy(org enrichment.Org) (reviewPolicy, error) {
 
 // applyToProduct writes the named fields of proposed to org's product and
 // saves it as a record, so its validation, its update time and its hooks
-// apply as to any other change.
-func (s *Store) applyToProduct(org enrichment.Org, productID string, proposed enrichment.Fields, fields []string) error {
+// apply as to any other change. The values revision set are remembered for
+// the catalog import (store/enrichments.go).
+func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, proposed enrichment.Fields, fields []string) error {
 	product, err := s.app.FindRecordById(schema.Products, productID)
 	if err != nil || product.GetString("organization") != string(org) || !product.GetBool("active") {
 		return enrichment.Invalid("product", "validation_product_gone",
@@ -243,7 +244,7 @@ func (s *Store) applyToProduct(org enrichment.Org, productID string, proposed en
 		}
 		return fmt.Errorf("save product %s: %w", product.Id, err)
 	}
-	return nil
+	return s.rememberAccepted(org, revision, product, fields)
 }
 
 // mergeAttributes replaces or adds the proposed attributes by attribute name

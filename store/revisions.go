@@ -40,10 +40,11 @@ type revisionRow struct {
 	SupersededBy   string         `db:"supersededBy"`
 	Reason         string         `db:"reason"`
 	Comment        string         `db:"comment"`
+	Overwritten    types.JSONRaw  `db:"overwrittenFields"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
-	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment"}
+	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -130,7 +131,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 // (docs/review.md), so all of them are reported applied.
 func (r revisionRow) outcomes() enrichment.FieldOutcomes {
 	approved := decodeStrings(r.ApprovedFields)
-	superseded := decodeStrings(r.Superseded)
+	superseded, overwritten := decodeStrings(r.Superseded), decodeStrings(r.Overwritten)
 	out := enrichment.FieldOutcomes{}
 	for _, name := range proposedNames(r.Proposed) {
 		outcome := enrichment.OutcomePending
@@ -139,6 +140,9 @@ func (r revisionRow) outcomes() enrichment.FieldOutcomes {
 			outcome = enrichment.OutcomeSuperseded
 		case r.Status == enrichment.StatusAccepted && (len(approved) == 0 || slices.Contains(approved, name)):
 			outcome = enrichment.OutcomeApplied
+			if slices.Contains(overwritten, name) { // by a later catalog import
+				outcome = enrichment.OutcomeOverwritten
+			}
 		case r.Status == enrichment.StatusAccepted, r.Status == enrichment.StatusRejected:
 			outcome = enrichment.OutcomeNotApplied
 		case r.Status == enrichment.StatusExpired:

@@ -43,7 +43,7 @@ func TestImportGeneratedCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Templates != 5 || res.Brands != 20 || res.ProductsCreated != 2000 || res.ProductsUpdated != 0 {
+	if res.Templates != 5 || res.Brands != 20 || res.Created != 2000 || res.Updated != 0 {
 		t.Fatalf("result %+v", res)
 	}
 
@@ -74,10 +74,26 @@ func TestImportGeneratedCatalog(t *testing.T) {
 	}
 
 	time.Sleep(5 * time.Millisecond)
+	before := lastUpdate(t, app, org)
 	res, err = catalog.Import(app, org, bytes.NewReader(data), catalog.Options{})
-	if err != nil || res.ProductsCreated != 0 || res.ProductsUpdated != 2000 {
+	if err != nil || res.Created != 0 || res.Updated != 0 || res.Unchanged != 2000 {
 		t.Fatalf("re-import: %+v %v", res, err)
 	}
+	if after := lastUpdate(t, app, org); after != before {
+		t.Errorf("the unchanged re-import moved update times: %s, then %s", before, after)
+	}
+}
+
+// lastUpdate is the latest update time of org's products.
+func lastUpdate(t *testing.T, app core.App, org enrichment.Org) string {
+	t.Helper()
+	var last string
+	err := app.DB().NewQuery("SELECT MAX(updated) FROM products WHERE organization = {:org}").
+		Bind(dbx.Params{"org": string(org)}).Row(&last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return last
 }
 
 // BenchmarkImport imports 20k generated products into a fresh organization

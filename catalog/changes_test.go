@@ -1,0 +1,68 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// feedSince returns org's change feed after cursor as "change SKU" lines,
+// sorted, and the cursor after them.
+func feedSince(t *testing.T, app core.App, org enrichment.Org, after int64) ([]string, int64) {
+	t.Helper()
+	page, err := store.New(app).Changes(org, after, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range page.Items {
+		out = append(out, c.Change+" "+c.SKU)
+	}
+	slices.Sort(out)
+	return out, page.Last
+}
+
+func TestImportWritesTheChangeFeed(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Feed")
+
+	mustImportFile(t, app, org, "good.json")
+	got, cursor := feedSince(t, app, org, 0)
+	// RUN-43-BLUE is created inactive: it never entered the export
+	if want := []string{"upsert MUG-1", "upsert RUN", "upsert RUN-42-RED", "upsert TEE-1"}; !slices.Equal(got, want) {
+		t.Errorf("after the first import, the feed has %q, want %q", got, want)
+	}
+
+	time.Sleep(5 * time.Millisecond) // so that an update time could move
+	mustImportFile(t, app, org, "good.json")
+	if got, _ := feedSince(t, app, org, cursor); len(got) != 0 {
+		t.Errorf("the same file again put %q in the feed", got)
+	}
+
+	part := `{"products": [{"sku": "RUN", "externalId": "ERP-1", "name": "Runner II"}, {"sku": "MUG-1", "externalId": "ERP-9", "name": "Mug"},
+		{"sku": "NEW-1", "name": "New"}]}`
+	res := mustImport(t, app, org, part, Options{DeactivateMissing: true})
+	if res != (Result{Created: 1, Updated: 1, Unchanged: 1, Deactivated: 2}) {
+		t.Errorf("the snapshot: %+v", res)
+	}
+	got, cursor = feedSince(t, app, org, cursor)
+	if want := []string{"remove RUN-42-RED", "remove TEE-1", "upsert NEW-1", "upsert RUN"}; !slices.Equal(got, want) {
+		t.Errorf("after the snapshot, the feed has %q, want %q", got, want)
+	}
+
+	// a refused file leaves no change behind, the products it created before
+	// the item at fault included
+	bad := `{"products": [{"sku": "NEW-2", "name": "New"}, {"sku": "RUN", "externalId": "ERP-1", "name": "Runner III"},
+		{"sku": "NEW-2", "name": "Again"}]}`
+	if _, err := Import(app, org, strings.NewReader(bad), Options{}); err == nil {
+		t.Fatal("a SKU shared without externalIds was imported")
+	}
+	if got, _ := feedSince(t, app, org, cursor); len(got) != 0 {
+		t.Errorf("a refused import put %q in the feed", got)
+	}
+}

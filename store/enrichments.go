@@ -1,0 +1,248 @@
+package store
+
+import (
+	"encoding/json/jsontext"
+	"encoding/json/v2"
+	"fmt"
+	"slices"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Accepted values: what an accepted revision set on a product, per field
+// (per attribute name for attributes), with the value the product had
+// before. The review records them (rememberAccepted); the catalog import
+// reads them to tell a feed that has not caught up with an enrichment from
+// one that really changed (docs/catalog-format.md), and forgets them once
+// the feed carries the accepted value or another one wins.
+//
+// Values are stored as text: the string itself (an attribute's detail for
+// attributes), the JSON array for files; Before is nil for an attribute the
+// product did not have.
+
+// AcceptedValue is one value an accepted revision set on a product.
+type AcceptedValue struct {
+	Product   int64
+	Field     string // an enrichable field
+	Attribute string // the attribute's name for field "attributes", else ""
+	Revision  int64
+	Before    *string // nil: the attribute was absent
+	Applied   string
+}
+
+// acceptedRow is an AcceptedValue as stored.
+type acceptedRow struct {
+	Product   string  `db:"product"`
+	Field     string  `db:"field"`
+	Attribute string  `db:"attribute"`
+	Revision  string  `db:"revision"`
+	Before    *string `db:"before"`
+	Applied   string  `db:"applied"`
+}
+
+func (r acceptedRow) value() AcceptedValue {
+	return AcceptedValue{Product: ParseID(r.Product), Field: r.Field, Attribute: r.Attribute,
+		Revision: ParseID(r.Revision), Before: r.Before, Applied: r.Applied}
+}
+
+// rememberAccepted records the values revision set on org's product, which
+// was just saved with them: product.Original() still holds the values it
+// had before (PocketBase refreshes it only when the record is read again).
+// An accepted value that replaces another one still in place keeps that
+// one's value before: the feed still carries it, not the first enrichment.
+func (s *Store) rememberAccepted(org enrichment.Org, revision string, product *core.Record, fields []string) error {
+	before := product.Original()
+	var values []AcceptedValue
+	add := func(field, attribute string, was *string, now string) {
+		if was == nil || *was != now {
+			values = append(values, AcceptedValue{Field: field, Attribute: attribute, Before: was, Applied: now})
+		}
+	}
+	for _, field := range fields {
+		switch field {
+		case "name", "slug", "description":
+			was := before.GetString(field)
+			add(field, "", &was, product.GetString(field))
+		case "files":
+			was := CanonicalStrings(before.GetString(field))
+			add(field, "", &was, CanonicalStrings(product.GetString(field)))
+		case "attributes":
+			was, now := decodeAttributes([]byte(before.GetString(field))), decodeAttributes([]byte(product.GetString(field)))
+			for i, a := range now {
+				if FindAttribute(now[:i], a.Attribute) != nil {
+					continue // a repeated name: the first one counts
+				}
+				var old *string
+				if w := FindAttribute(was, a.Attribute); w != nil {
+					old = &w.Detail
+				}
+				add(field, a.Attribute, old, a.Detail)
+			}
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+
+	var stored []acceptedRow
+	err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
+		Where(dbx.HashExp{"organization": string(org), "product": product.Id}).All(&stored)
+	if err != nil {
+		return fmt.Errorf("read accepted values of product %s: %w", product.Id, err)
+	}
+	q := s.db().NewQuery(`INSERT INTO {{` + schema.AcceptedValuesTable + `}}
+		([[organization]], [[product]], [[field]], [[attribute]], [[revision]], [[before]], [[applied]])
+		VALUES ({:org}, {:product}, {:field}, {:attribute}, {:revision}, {:before}, {:applied})
+		ON CONFLICT ([[product]], [[field]], [[attribute]]) DO UPDATE SET
+		[[revision]] = excluded.[[revision]], [[before]] = excluded.[[before]], [[applied]] = excluded.[[applied]]`).Prepare()
+	defer q.Close()
+	for _, v := range values {
+		i := slices.IndexFunc(stored, func(r acceptedRow) bool { return r.Field == v.Field && r.Attribute == v.Attribute })
+		if i >= 0 && v.Before != nil && stored[i].Applied == *v.Before {
+			v.Before = stored[i].Before // the earlier enrichment was still in place
+		}
+		_, err := q.Bind(dbx.Params{"org": string(org), "product": product.Id, "field": v.Field, "attribute": v.Attribute,
+			"revision": revision, "before": v.Before, "applied": v.Applied}).Execute()
+		if err != nil {
+			return fmt.Errorf("remember %s of product %s from revision %s: %w", v.Field, product.Id, revision, err)
+		}
+	}
+	return nil
+}
+
+// EnrichedProductIDs returns the ids of org's products that have accepted
+// values on record.
+func (s *Store) EnrichedProductIDs(org enrichment.Org) (map[int64]bool, error) {
+	var ids []string
+	err := s.db().Select("product").Distinct(true).From(schema.AcceptedValuesTable).
+		Where(dbx.HashExp{"organization": string(org)}).Column(&ids)
+	if err != nil {
+		return nil, fmt.Errorf("read enriched products of organization %s: %w", org, err)
+	}
+	out := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		out[ParseID(id)] = true
+	}
+	return out, nil
+}
+
+// AcceptedValues returns the accepted values on record for org's products
+// ids, by product.
+func (s *Store) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]AcceptedValue, error) {
+	out := map[int64][]AcceptedValue{}
+	for start := 0; start < len(ids); start += 500 {
+		var rows []acceptedRow
+		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
+			Where(dbx.HashExp{"organization": string(org)}).
+			AndWhere(in("product", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
+		if err != nil {
+			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
+		}
+		for _, r := range rows {
+			v := r.value()
+			out[v.Product] = append(out[v.Product], v)
+		}
+	}
+	return out, nil
+}
+
+// ForgetAcceptedValues drops accepted values of org's products: the feed
+// caught up with them, or another value replaced them.
+func (s *Store) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue) error {
+	if len(values) == 0 {
+		return nil
+	}
+	q := s.db().NewQuery(`DELETE FROM {{` + schema.AcceptedValuesTable + `}} WHERE [[product]] = {:product}
+		AND [[field]] = {:field} AND [[attribute]] = {:attribute} AND [[organization]] = {:org}`).Prepare()
+	defer q.Close()
+	for _, v := range values {
+		_, err := q.Bind(dbx.Params{"org": string(org), "product": FormatID(v.Product), "field": v.Field, "attribute": v.Attribute}).Execute()
+		if err != nil {
+			return fmt.Errorf("forget %s of product %d: %w", v.Field, v.Product, err)
+		}
+	}
+	return nil
+}
+
+// MarkOverwritten adds fields to the overwrittenFields of org's revisions
+// (revision id → fields): a catalog import replaced the values they applied.
+func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, now string) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(fields))
+	for id := range fields {
+		ids = append(ids, id)
+	}
+	var rows []struct {
+		ID          string `db:"id"`
+		Overwritten string `db:"overwrittenFields"`
+	}
+	err := s.db().Select("id", "overwrittenFields").From(schema.Revisions).
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(unique(ids)))).All(&rows)
+	if err != nil {
+		return fmt.Errorf("read overwritten fields of organization %s: %w", org, err)
+	}
+	q := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[overwrittenFields]] = {:fields}, [[updated]] = {:now}
+		WHERE [[id]] = {:id} AND [[organization]] = {:org}`).Prepare()
+	defer q.Close()
+	for _, r := range rows {
+		had := decodeStrings([]byte(r.Overwritten))
+		var all []string
+		for _, name := range enrichment.EnrichableFields { // in API order, each once
+			if slices.Contains(had, name) || slices.Contains(fields[ParseID(r.ID)], name) {
+				all = append(all, name)
+			}
+		}
+		text, err := json.Marshal(all)
+		if err != nil {
+			return err
+		}
+		if _, err := q.Bind(dbx.Params{"id": r.ID, "org": string(org), "fields": string(text), "now": now}).Execute(); err != nil {
+			return fmt.Errorf("mark revision %s overwritten: %w", r.ID, err)
+		}
+	}
+	return nil
+}
+
+// CanonicalStrings renders a stored JSON string array (files, categories,
+// images, variant attributes) as the import writes it; unreadable is [].
+func CanonicalStrings(raw string) string {
+	text, _ := StringsJSON(decodeStrings([]byte(raw)))
+	return text
+}
+
+// StringsJSON renders strings as a JSON array, the way the import writes
+// them and json.Marshal would (nil is []). note: by hand, since it runs for
+// four fields of every product an import reads.
+func StringsJSON(v []string) (string, error) {
+	size := 2
+	for _, t := range v {
+		size += len(t) + 3
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, t := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = jsontext.AppendQuote(b, t); err != nil {
+			return "", err
+		}
+	}
+	return string(append(b, ']')), nil
+}
+
+// FindAttribute returns the first attribute of that name, nil if none.
+func FindAttribute(attrs []enrichment.StoredAttribute, name string) *enrichment.StoredAttribute {
+	for i := range attrs {
+		if attrs[i].Attribute == name {
+			return &attrs[i]
+		}
+	}
+	return nil
+}
