@@ -119,7 +119,7 @@ func selectedID(t *testing.T, ctx context.Context) string {
 // waitRevision waits until the revision view shows revision id.
 func waitRevision(t *testing.T, ctx context.Context, id string) {
 	t.Helper()
-	waitFor(t, ctx, "revision "+id, `!document.querySelector('#revision').hasAttribute('aria-busy') &&
+	waitFor(t, ctx, "revision "+id, `[...document.querySelectorAll('#revision, #revision-body')].every(e => !e.hasAttribute('aria-busy')) &&
 		(document.querySelector('#rev-title + .meta')?.textContent ?? '').startsWith('Revision #'+`+js(id)+`+' ')`)
 }
 
@@ -164,4 +164,12 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// openLink opens the page afresh at base/#queue/id, as a shared link does,
+// and waits for the queue.
+func openLink(t *testing.T, ctx context.Context, base, id string) {
+	t.Helper()
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(base+"/#queue/"+id))
+	waitQueue(t, ctx)
 }
