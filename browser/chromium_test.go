@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// testTimeout bounds each test's browser work.
-const testTimeout = 60 * time.Second
+// tabTimeout bounds each test's browser work (a benchmark allows more).
+var tabTimeout = 60 * time.Second
 
 // viewport is the screen size the page is laid out and photographed for;
 // phone is a phone's, held upright.
@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 // chromiumPath finds the browser: $CHROMIUM, else chromium on the PATH.
 // Without one the test is skipped, or failed under CI (CI=true), where
 // .ci/run installs Debian's chromium package.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	candidates := []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"}
 	for _, c := range candidates {
@@ -115,17 +115,17 @@ func startBrowser(path string) {
 }
 
 // newTab opens a tab of the shared browser at 1440×900 for the test, with a
-// deadline of testTimeout; uncaught exceptions in the page fail the test
+// deadline of tabTimeout; uncaught exceptions in the page fail the test
 // and console messages are logged. The page sends each decision at once
 // (see newTabHolding).
-func newTab(t *testing.T) context.Context {
+func newTab(t testing.TB) context.Context {
 	t.Helper()
 	return newTabHolding(t, 0)
 }
 
 // newTabHolding is newTab with decisions held holdMs before they are sent
 // (the page's "enrichment.holdMs"; -1: the page's own delay, 5 s).
-func newTabHolding(t *testing.T, holdMs int) context.Context {
+func newTabHolding(t testing.TB, holdMs int) context.Context {
 	t.Helper()
 	path := chromiumPath(t)
 	shared.once.Do(func() { startBrowser(path) })
@@ -137,7 +137,7 @@ func newTabHolding(t *testing.T, holdMs int) context.Context {
 		closeTab()
 		t.Fatalf("open a tab: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(tab, testTimeout)
+	ctx, cancel := context.WithTimeout(tab, tabTimeout)
 	t.Cleanup(func() {
 		cancel()
 		closeTab()

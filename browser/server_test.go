@@ -33,7 +33,7 @@ const reviewerPassword = "reviewer-password"
 // service is the enrichment service on a fresh copy of the fixture, serving
 // the real pages of ../pb_public on a loopback port.
 type service struct {
-	t        *testing.T
+	t        testing.TB
 	f        *fixture.Fixture
 	app      *tests.TestApp
 	url      string        // http://127.0.0.1:PORT
@@ -78,7 +78,7 @@ func (r *statusRecorder) WriteHeader(status int) {
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // newService starts the service for one test; it stops when the test ends.
-func newService(t *testing.T) *service {
+func newService(t testing.TB) *service {
 	t.Helper()
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
@@ -98,7 +98,7 @@ func newService(t *testing.T) *service {
 }
 
 // imageServer serves a 64×64 PNG at any path on a loopback port.
-func imageServer(t *testing.T) string {
+func imageServer(t testing.TB) string {
 	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
 	for x := range 64 {
 		for y := range 64 {
