@@ -14,8 +14,8 @@ test: vet fmt-check ## the whole test suite, as CI runs it
 	go test -count=1 ./...
 	$(MAKE) fuzz
 
-build: ## a static, self-contained binary: ./enrichment
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o enrichment .
+build: ## a static, self-contained binary: bin/enrichment (./enrichment is the domain package)
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/enrichment .
 
 bench: ## the load harness: 100k products, every scenario, results in bench/results (a few minutes)
 	go run ./bench $(BENCHFLAGS)

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/catalog-enrichment/enrichment/replica"
 )
 
 // scenario is a closed loop of workers, each bound to one kind of request.
@@ -70,8 +72,16 @@ func scenarios(t *target, cfg config) []scenario {
 			t.submit("submit1000-c1-supersede30", 1000, 2, 0.3), 1),
 		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4, 0), 4),
 		one("GET /acceptance-rate over everything the 4 writers submitted", t.metrics(), c),
-		mixed(t, cfg, "mixed"),
 	)
+	if t.HistoryKey != "" {
+		list = append(list,
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, no window", cfg.Revisions),
+				t.metricsHistory("metrics-history", false), c),
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, since and until at random instants", cfg.Revisions),
+				t.metricsHistory("metrics-history-window", true), c),
+		)
+	}
+	list = append(list, mixed(t, cfg, "mixed"))
 	// note: last, so that the memory they measure is not what an earlier
 	// scenario left; the bodies are made only when an attack will run
 	if !cfg.runs("attack") && !cfg.runs("attack-80") {
@@ -109,10 +119,11 @@ func mixed(t *target, cfg config, name string) scenario {
 }
 
 type harness struct {
-	ctx     context.Context
-	srv     *server
-	cfg     config
-	profDir string // where the profiling build writes a CPU profile per scenario
+	ctx          context.Context
+	srv          *server
+	cfg          config
+	profDir      string // where the profiling build writes a CPU profile per scenario
+	replicaToken string // a superuser's, to read the replication status (-replica)
 }
 
 // profile starts (a name) or stops ("") the profiling build's CPU profile.
@@ -156,6 +167,10 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 		idle = h.idleAnon()
 	}
 	h.profile(sc.Name)
+	var lags *lagSampler
+	if h.replicaToken != "" {
+		lags = startLagSampler(h.srv.base, h.replicaToken)
+	}
 	cpu0, self0, all0 := cpuSeconds(h.srv.pid()), selfCPU(), machineBusy()
 	start := time.Now()
 	tallies, elapsed := runLoad(h.ctx, h.srv.base, sc.Workers, d)
@@ -178,6 +193,9 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 	}
 	r := summary(sc.Name, sc.About, len(sc.Workers), unit, all, elapsed)
 	r.Kinds, r.Notes = parts, notes
+	if lags != nil {
+		r.ReplicaLag = lags.finish()
+	}
 	r.ServerCPU = round((cpu1-cpu0)/elapsed.Seconds(), 2)
 	r.ClientCPU = round((self1-self0)/elapsed.Seconds(), 2)
 	r.OtherCPU = round(max(0, (all1-all0)-(cpu1-cpu0)-(self1-self0))/elapsed.Seconds(), 2)
@@ -203,6 +221,10 @@ func (h *harness) run(sc scenario, series bool) scenarioResult {
 	logf("%-16s %6d req %9.1f req/s %s p50 %8.2f ms  p95 %8.2f ms  p99 %8.2f ms  errors %d  server RSS ≤ %.0f MB (anon ≤ %.0f MB), CPU: server %.2f, harness %.2f, others %.2f",
 		r.Name, r.Requests, r.ReqPerSec, itemsText(r), r.Latency.P50, r.Latency.P95, r.Latency.P99, r.Errors,
 		r.ServerRSSPeakMB, r.ServerAnonPeakMB, r.ServerCPU, r.ClientCPU, r.OtherCPU)
+	if l := r.ReplicaLag; l != nil {
+		logf("  replication lag: mean %.2f s, p95 %.2f s, max %.2f s; over %s in %.1f%% of %d samples; errors %d",
+			l.MeanSeconds, l.P95Seconds, l.MaxSeconds, replica.Window, l.BehindPercent, l.Samples, l.Errors)
+	}
 	if r.OtherCPU > 0.2 {
 		logf("  warning: other processes used %.2f cores during %s: its figures are low", r.OtherCPU, r.Name)
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
+	"github.com/catalog-enrichment/enrichment/replica"
 )
 
 type config struct {
@@ -38,6 +39,8 @@ type config struct {
 	Only        string        `json:"only,omitempty"`
 	WaitIdle    time.Duration `json:"-"`
 	CPUProfile  string        `json:"cpuProfile,omitempty"`
+	Revisions   int           `json:"revisions"`
+	Replica     bool          `json:"replica,omitempty"`
 	// for the report
 	DurationText string `json:"duration"`
 	SoakText     string `json:"soak"`
@@ -55,7 +58,9 @@ func main() {
 	flag.DurationVar(&cfg.WaitIdle, "wait-idle", 0, "before each scenario, wait up to this long for other processes to leave the CPUs alone (a shared machine)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "serve a profiling build of the service (bench/profserver) and write a CPU profile per scenario into this folder")
 	render := flag.String("render", "", "only recompute the targets and redraw latest.md and latest.svg of this latest.json (after a change to the harness)")
+	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
+	flag.BoolVar(&cfg.Replica, "replica", false, "serve replicates data.db to a folder beside it (Litestream): each scenario records the replication lag, and the end times a restore")
 	flag.Parse()
 	if *render != "" {
 		if err := rerender(*render); err != nil {
@@ -64,8 +69,8 @@ func main() {
 		}
 		return
 	}
-	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 {
-		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0")
+	if cfg.Products < 2000 || cfg.Concurrency < 1 || cfg.Duration <= 0 || cfg.Soak < 0 || cfg.Revisions < 0 {
+		fmt.Fprintln(os.Stderr, "bench: need -products ≥ 2000, -concurrency ≥ 1, -duration > 0, -soak ≥ 0, -revisions ≥ 0")
 		os.Exit(2)
 	}
 	cfg.DurationText, cfg.SoakText = cfg.Duration.String(), cfg.Soak.String()
@@ -200,7 +205,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		unlimited = append(unlimited, k.Key)
 	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
-	if !cfg.SkipPeer {
+	if !cfg.SkipPeer || cfg.Replica {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
 			return err
 		}
@@ -222,19 +227,53 @@ func run(ctx context.Context, cfg config) (err error) {
 		tg.SubmitKeys[name] = k.Key
 	}
 
+	if cfg.Revisions > 0 && (cfg.runs("metrics-history") || cfg.runs("metrics-history-window")) {
+		var k struct {
+			ID  int64  `json:"id"`
+			Key string `json:"key"`
+		}
+		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench history",
+			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
+			return err
+		}
+		logf("seeding %d revisions of one client over %d days, then metrics recount", cfg.Revisions, historyDays)
+		seconds, err := seedHistory(ctx, bin, data, orgID, fmt.Sprint(k.ID), cfg.Revisions)
+		if err != nil {
+			return fmt.Errorf("seed the metrics history: %w", err)
+		}
+		rep.History = &historyResult{Revisions: cfg.Revisions, Days: historyDays, Seconds: round(seconds, 1)}
+		tg.HistoryKey = k.Key
+		logf("seeded in %.1f s", seconds)
+	}
+
+	var env []string
+	if profDir != "" {
+		env = append(env, "ENRICHMENT_PROFILE_DIR="+profDir)
+	}
+	replicaURL := "file://" + filepath.Join(tmp, "replica")
+	if cfg.Replica {
+		env = append(env, replica.URLEnv+"="+replicaURL)
+	}
 	logf("starting serve")
-	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), profDir)
+	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), env)
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	if !cfg.SkipPeer {
-		if tg.SuToken, err = superuserToken(srv.base, suEmail, suPassword); err != nil {
+	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
+	if !cfg.SkipPeer || cfg.Replica {
+		token, err := superuserToken(srv.base, suEmail, suPassword)
+		if err != nil {
 			return err
+		}
+		if !cfg.SkipPeer {
+			tg.SuToken = token
+		}
+		if cfg.Replica {
+			h.replicaToken = token
 		}
 	}
 
-	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
 	for _, sc := range scenarios(tg, cfg) {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -262,6 +301,15 @@ func run(ctx context.Context, cfg config) (err error) {
 	rep.Server.PeakRSSMB = mb(srv.peakHWM())
 	srv.stop()
 	rep.Server.Logs = scanLogs(filepath.Join(data, "auxiliary.db"), srv.logPath)
+	if cfg.Replica {
+		logf("restoring the replica into an empty folder")
+		if rep.Replication, err = restoreReplica(ctx, bin, replicaURL, data, tmp); err != nil {
+			return err
+		}
+		r := rep.Replication
+		logf("restore: %d products, %d revisions (%.0f MB) in %.2f s, peak RSS %.0f MB; the same as the server's: %v; replica %.0f MB, Litestream's local state %.0f MB",
+			r.Products, r.Revisions, r.RestoredMB, r.RestoreSeconds, r.RestorePeakMB, r.SameAsServer, r.ReplicaMB, r.LocalStateMB)
+	}
 	if profDir != "" {
 		os.Remove(filepath.Join(profDir, "next"))
 		logf("server CPU profiles in %s (go tool pprof -top %s)", profDir, filepath.Join(profDir, "export500.prof"))
@@ -325,6 +373,9 @@ type importResult struct {
 	PeakRSSMB      float64 `json:"peakRSSMB"` // the kernel's max RSS of the process
 	CPU            float64 `json:"cpuCores"`  // the import's own CPU over its wall time
 	OtherCPU       float64 `json:"otherProcessesCPUCores"`
+	// the data folder's database (with its WAL) once the import is done
+	DatabaseMB      float64 `json:"databaseMB"`
+	BytesPerProduct float64 `json:"databaseBytesPerProduct"`
 }
 
 func importCatalog(ctx context.Context, bin, dir, org, path string) (importResult, error) {
@@ -346,12 +397,20 @@ func importCatalog(ctx context.Context, bin, dir, org, path string) (importResul
 		return importResult{}, err
 	}
 	n := counts.Created + counts.Updated
+	var dbBytes int64
+	for _, f := range []string{"data.db", "data.db-wal"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			dbBytes += fi.Size()
+		}
+	}
 	return importResult{
 		Products: n, FileMB: mb(info.Size()), Seconds: round(res.Wall.Seconds(), 3),
-		ProductsPerSec: round(float64(n)/res.Wall.Seconds(), 0),
-		PeakRSSMB:      mb(max(res.MaxRSS, res.HWMSeen)),
-		CPU:            round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
-		OtherCPU:       round(max(0, others)/res.Wall.Seconds(), 2),
+		ProductsPerSec:  round(float64(n)/res.Wall.Seconds(), 0),
+		PeakRSSMB:       mb(max(res.MaxRSS, res.HWMSeen)),
+		CPU:             round(res.CPU.Seconds()/res.Wall.Seconds(), 2),
+		OtherCPU:        round(max(0, others)/res.Wall.Seconds(), 2),
+		DatabaseMB:      mb(dbBytes),
+		BytesPerProduct: round(float64(dbBytes)/float64(max(n, 1)), 0),
 	}, nil
 }
 

@@ -236,12 +236,12 @@ type server struct {
 	samples []sample
 }
 
-// startServer runs serve on a free loopback port and waits for /api/health;
-// profDir, when set, is where the profiling build writes its profiles.
-func startServer(ctx context.Context, bin, dir, logPath, profDir string) (*server, error) {
+// startServer runs serve on a free loopback port, with env added to the
+// environment, and waits for /api/health.
+func startServer(ctx context.Context, bin, dir, logPath string, env []string) (*server, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := tryStart(ctx, bin, dir, logPath, profDir)
+		s, err := tryStart(ctx, bin, dir, logPath, env)
 		if err == nil {
 			return s, nil
 		}
@@ -253,7 +253,7 @@ func startServer(ctx context.Context, bin, dir, logPath, profDir string) (*serve
 	return nil, lastErr
 }
 
-func tryStart(ctx context.Context, bin, dir, logPath, profDir string) (*server, error) {
+func tryStart(ctx context.Context, bin, dir, logPath string, env []string) (*server, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -269,10 +269,7 @@ func tryStart(ctx context.Context, bin, dir, logPath, profDir string) (*server, 
 	s.cmd.SysProcAttr = childAttr()
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	// note: the webhook receivers of the harness listen on 127.0.0.1
-	s.cmd.Env = append(os.Environ(), "ENRICHMENT_WEBHOOK_ALLOW_PRIVATE=1")
-	if profDir != "" {
-		s.cmd.Env = append(s.cmd.Env, "ENRICHMENT_PROFILE_DIR="+profDir)
-	}
+	s.cmd.Env = append(append(os.Environ(), "ENRICHMENT_WEBHOOK_ALLOW_PRIVATE=1"), env...)
 	if err := s.cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start serve: %w", err)

@@ -24,9 +24,11 @@ type report struct {
 		PeakAnonMB float64    `json:"peakAnonMB,omitempty"` // the largest RssAnon sampled during the scenarios and the soak; 0 in older results
 		Logs       logSummary `json:"logs"`
 	} `json:"server"`
-	Soak     *soakResult    `json:"soak,omitempty"`
-	Webhooks *webhookResult `json:"webhooks,omitempty"`
-	Targets  []targetRow    `json:"targets"`
+	Soak        *soakResult        `json:"soak,omitempty"`
+	Webhooks    *webhookResult     `json:"webhooks,omitempty"`
+	History     *historyResult     `json:"history,omitempty"`
+	Replication *replicationResult `json:"replication,omitempty"` // -replica
+	Targets     []targetRow        `json:"targets"`
 }
 
 type machineInfo struct {
@@ -95,6 +97,7 @@ type scenarioResult struct {
 	RSSSeries        [][2]float64     `json:"rssSeries,omitempty"`  // VmRSS, [seconds, MB]
 	AnonSeries       [][2]float64     `json:"anonSeries,omitempty"` // RssAnon, [seconds, MB], the same times
 	Attack           *attackResult    `json:"attack,omitempty"`     // the memory around an attack scenario
+	ReplicaLag       *lagSummary      `json:"replicaLag,omitempty"` // -replica
 }
 
 func summary(name, about string, workers int, unit string, t *tally, elapsed time.Duration) scenarioResult {

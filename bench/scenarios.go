@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // driver "sqlite": the harness reads the imported SKUs
 )
@@ -70,6 +71,7 @@ type target struct {
 	// catalog:submit keys of the same organization for the attacks
 	AttackKey  string
 	AttackKeys []string
+	HistoryKey string // the API client with a year of seeded revisions; "" without -revisions
 }
 
 func (t *target) keyHeader() http.Header {
@@ -151,6 +153,30 @@ func (t *target) metrics() *kind {
 			return request{Method: "GET", URL: "/api/enrichment/acceptance-rate"}
 		}}
 }
+
+// metricsHistory reads the acceptance metrics of the client with a year of
+// seeded revisions: over everything, or (window) between two random
+// instants of that year, to the millisecond, so the edges rarely fall on a
+// day's start.
+func (t *target) metricsHistory(name string, window bool) *kind {
+	return &kind{Name: name, Header: header(t.HistoryKey),
+		Next: func(rng *rand.Rand, _ int) request {
+			u := "/api/enrichment/acceptance-rate"
+			if window {
+				const year = historyDays * 24 * time.Hour
+				a := historyEnd.Add(-time.Duration(rng.Int64N(int64(year)))).Truncate(time.Millisecond)
+				b := historyEnd.Add(-time.Duration(rng.Int64N(int64(year)))).Truncate(time.Millisecond)
+				if b.Before(a) {
+					a, b = b, a
+				}
+				u += "?since=" + url.QueryEscape(a.Format(timeParam)) + "&until=" + url.QueryEscape(b.Format(timeParam))
+			}
+			return request{Method: "GET", URL: u}
+		}}
+}
+
+// timeParam is how the harness writes since and until.
+const timeParam = "2006-01-02T15:04:05.000Z07:00"
 
 // peer is the same export through PocketBase's records API as a superuser:
 // 500 a page with the relations expanded, one-based pages.

@@ -70,6 +70,20 @@ func (r *report) finish() {
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", c1.Latency.P50, c1.Latency.P95), c1.Latency.P50, is(c1.Latency.P50 <= 150), c1)
 	add("Submission of 1000 items, 1 writer, 30% of them superseding pending proposals (p50)", "≤ 150 ms",
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", s30.Latency.P50, s30.Latency.P95), s30.Latency.P50, is(s30.Latency.P50 <= 150), s30)
+	lookup := r.scenario("lookup50")
+	add("Lookup of 50 SKUs (p50)", "≤ 15 ms",
+		fmt.Sprintf("%.1f ms (p95 %.1f ms)", lookup.Latency.P50, lookup.Latency.P95), lookup.Latency.P50, is(lookup.Latency.P50 <= 15), lookup)
+	for _, m := range []struct{ name, what string }{
+		{"metrics-history", "no window"},
+		{"metrics-history-window", "since and until at random instants"},
+	} {
+		s, revisions := r.scenario(m.name), "revisions"
+		if h := r.History; h != nil {
+			revisions = fmt.Sprintf("%s revisions", thousands(float64(h.Revisions)))
+		}
+		add("Acceptance metrics of a client with "+revisions+", "+m.what+" (p50)", "≤ 5 ms",
+			fmt.Sprintf("%.2f ms (p95 %.2f ms)", s.Latency.P50, s.Latency.P95), s.Latency.P50, is(s.Latency.P50 <= 5), s)
+	}
 	add("Proposals stored with 4 concurrent writers", "≥ 10,000/s",
 		fmt.Sprintf("%s/s (p50 %.0f ms a batch)", thousands(c4.ItemsPerSec), c4.Latency.P50), c4.ItemsPerSec, is(c4.ItemsPerSec >= 10_000), c4)
 	overHealth := func(s *scenarioResult) (float64, string) {
@@ -246,6 +260,19 @@ func (r *report) markdown() string {
 		"and \"others\" is whatever else ran on it meanwhile (noise).\n",
 		thousands(float64(r.Import.Products)), r.Import.FileMB, r.Import.Seconds, thousands(r.Import.ProductsPerSec),
 		r.Import.PeakRSSMB, r.Import.CPU, r.Import.OtherCPU, r.Server.PeakRSSMB, anon)
+	if rp := r.Replication; rp != nil {
+		b.WriteString("\nReplication (`-replica`: serve replicates data.db with Litestream to a folder beside it). Lag the server reported, sampled every 250 ms:\n\n")
+		b.WriteString("| Scenario | mean s | p95 s | max s | samples over 1 s |\n|---|---:|---:|---:|---:|\n")
+		for _, s := range r.Scenarios {
+			if l := s.ReplicaLag; l != nil {
+				fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.1f%% of %d |\n", s.Name, l.MeanSeconds, l.P95Seconds, l.MaxSeconds, l.BehindPercent, l.Samples)
+			}
+		}
+		fmt.Fprintf(&b, "\nRestore of the replica into an empty folder (`restore`, after the server stopped): %s products and %s revisions, "+
+			"%.0f MB, in %.2f s (peak RSS %.0f MB); the same counts as the server's data.db: %v. Replica folder %.0f MB, Litestream's local state %.0f MB.\n",
+			thousands(float64(rp.Products)), thousands(float64(rp.Revisions)), rp.RestoredMB, rp.RestoreSeconds, rp.RestorePeakMB,
+			rp.SameAsServer, rp.ReplicaMB, rp.LocalStateMB)
+	}
 	return b.String()
 }
 

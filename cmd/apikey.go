@@ -46,7 +46,10 @@ func apikeyCreate(app core.App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			key := apikey.New()
+			key, err := newKey()
+			if err != nil {
+				return err
+			}
 			id, err := store.New(app).CreateClient(orgID, store.NewClient{
 				Name: strings.TrimSpace(name), Scopes: granted, KeyHash: key.Hash, KeyPrefix: key.Shown,
 				RateLimit: rateLimit,
@@ -98,7 +101,10 @@ func apikeyRotate(app core.App) *cobra.Command {
 			if err := migrated(app); err != nil {
 				return err
 			}
-			key := apikey.New()
+			key, err := newKey()
+			if err != nil {
+				return err
+			}
 			client, err := store.New(app).RotateKey(id, key.Hash, key.Shown, grace)
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no API key with id %d", id)
@@ -228,4 +234,14 @@ func parseScopes(raw string) ([]string, error) {
 		return nil, errors.New("--scopes needs at least one scope")
 	}
 	return out, nil
+}
+
+// newKey makes a key tagged with the instance's shard, if it has one
+// (apikey.ShardEnv).
+func newKey() (apikey.Key, error) {
+	shard, err := apikey.ShardFromEnv()
+	if err != nil {
+		return apikey.Key{}, err
+	}
+	return apikey.New(shard), nil
 }

@@ -1,5 +1,6 @@
-// Package cmd adds the service's subcommands (org, apikey, import, demo) to
-// PocketBase's root command, next to its own serve, superuser and migrate.
+// Package cmd adds the service's subcommands (org, apikey, import, metrics,
+// demo, restore) to PocketBase's root command, next to its own serve,
+// superuser and migrate.
 package cmd
 
 import (
@@ -14,13 +15,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Commands returns the service's subcommands, bound to app.
-func Commands(app core.App) []*cobra.Command {
+// Commands returns the service's subcommands, bound to app, for a process
+// run with args (without the program name).
+func Commands(app core.App, args []string) []*cobra.Command {
 	return []*cobra.Command{
 		orgCommand(app),
 		apikeyCommand(app),
 		importCommand(app),
+		metricsCommand(app),
 		demoCommand(app),
+		restoreCommand(app, Subcommand(args) == "restore"),
 	}
 }
 

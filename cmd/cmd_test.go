@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -473,5 +475,39 @@ func TestDefaultDataDir(t *testing.T) {
 		if got := DefaultDataDir(tc.args); got != tc.want {
 			t.Errorf("DefaultDataDir(%q) = %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+func TestSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"serve", "--http", "127.0.0.1:8090"}, "serve"},
+		{[]string{"--dir", "/var/lib/enrichment", "serve"}, "serve"},
+		{[]string{"--dir=/srv/data", "restore", "--from", "file:///backups"}, "restore"},
+		{[]string{"--dev", "--queryTimeout", "60", "import", "catalog.json"}, "import"},
+		{[]string{"--", "serve"}, ""},
+		{[]string{"--dir"}, ""},
+	} {
+		if got := Subcommand(tc.args); got != tc.want {
+			t.Errorf("Subcommand(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// A restore that did not see the data folder before PocketBase opened it
+// never clears it.
+func TestRestoreNeedsTheFolderChecked(t *testing.T) {
+	app := fixture.Empty(t)
+	marker := filepath.Join(app.DataDir(), "keep.txt")
+	if err := os.WriteFile(marker, []byte("data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCmd(func(app core.App) *cobra.Command { return restoreCommand(app, false) }, app, "--from", "file:///nowhere")
+	wantCmdErr(t, r, "did not see")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the folder was cleared: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/catalog-enrichment/enrichment/apikey"
 	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -110,7 +109,10 @@ func importDemoCatalog(app core.App) (org enrichment.Org, err error) {
 // the previous run's key stops working and no stale clients pile up.
 func demoKey(app core.App, org enrichment.Org) (string, error) {
 	st := store.New(app)
-	key := apikey.New()
+	key, err := newKey()
+	if err != nil {
+		return "", err
+	}
 	clients, err := st.Clients(org)
 	if err != nil {
 		return "", err

@@ -99,7 +99,7 @@ func demoProposals(app core.App, org enrichment.Org) error {
 // demoClient creates a vendor's API client; its key is never shown, as the
 // demo's vendors only exist to have proposed something.
 func demoClient(st *store.Store, org enrichment.Org, name string) (int64, error) {
-	key := apikey.New()
+	key := apikey.New("") // never shown nor used
 	return st.CreateClient(org, store.NewClient{Name: name, Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 }
 

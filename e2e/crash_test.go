@@ -109,6 +109,7 @@ type crashBatch struct {
 	created int // items naming an active product: CREATED when stored
 	sentAt  time.Time
 	acked   bool
+	ackedAt time.Time
 	ids     []int64 // revision ids of the 200 answer
 	err     error   // no answer
 }
@@ -133,13 +134,17 @@ func newCrashBatch(rng *rand.Rand, ext string, skus []string, active map[string]
 	return b
 }
 
-// TestCrashSafety kills `serve` with SIGKILL in the middle of a submission
-// load and checks after a restart that every acknowledged batch is stored in
-// full, no batch in part, and that revision ids are never handed out twice.
-func TestCrashSafety(t *testing.T) {
-	dir := t.TempDir()
-	orgID, key := newOrgWithKey(t, dir, "Crash Co")
+// crashCatalog is the catalog the SIGKILL tests submit to.
+type crashCatalog struct {
+	skus        []string
+	active      map[string]bool
+	activeCount int
+}
 
+// importCrashCatalog imports a generated catalog of 3000 products into
+// organization orgID of data folder dir.
+func importCrashCatalog(t *testing.T, dir, orgID string) crashCatalog {
+	t.Helper()
 	var file bytes.Buffer
 	if err := gen.Write(&file, gen.Options{Products: 3000, Templates: 5, Brands: 30, Seed: 7}); err != nil {
 		t.Fatal(err)
@@ -167,10 +172,45 @@ func TestCrashSafety(t *testing.T) {
 	started := time.Now()
 	cli(t, dir, "import", "--org", orgID, catalogPath)
 	t.Logf("imported %d products (%d active) in %s", len(skus), activeCount, time.Since(started).Round(time.Millisecond))
+	return crashCatalog{skus: skus, active: active, activeCount: activeCount}
+}
+
+// TestCrashSafety kills `serve` with SIGKILL in the middle of a submission
+// load and checks after a restart that every acknowledged batch is stored in
+// full, no batch in part, and that revision ids are never handed out twice.
+func TestCrashSafety(t *testing.T) {
+	dir := t.TempDir()
+	orgID, key := newOrgWithKey(t, dir, "Crash Co")
+	cat := importCrashCatalog(t, dir, orgID)
+
+	batches, killedAt := killUnderLoad(t, startServe(t, dir), key, cat, time.Second)
 
 	srv := startServe(t, dir)
 	api := srv.base + "/api/enrichment"
+	fresh := newCrashBatch(rand.New(rand.NewPCG(1, 2)), "after-restart", cat.skus, cat.active)
+	checkAfterCrash(t, openReadOnly(t, dir), api, key, batches, fresh, killedAt,
+		func(b *crashBatch) bool { return b.acked })
 
+	// the service answers normally
+	mustGet(t, srv.base+"/api/health", "", http.StatusOK)
+	var page struct{ TotalElements int }
+	if err := json.Unmarshal(mustGet(t, api+"/products?pageSize=5", key, http.StatusOK), &page); err != nil ||
+		page.TotalElements != cat.activeCount {
+		t.Errorf("export after restart: %d products (%v), want %d", page.TotalElements, err, cat.activeCount)
+	}
+	srv.stop()
+	if out := srv.stdout.String() + srv.stderr.String(); strings.Contains(strings.ToLower(out), "database is locked") {
+		t.Errorf("serve reported a locked database: %s", tail(out))
+	}
+}
+
+// killUnderLoad runs 4 submitters and 2 readers against srv and kills it
+// with SIGKILL at a random moment between minLoad and minLoad + 2 s of the
+// load (once 3 batches were acknowledged). It returns every batch sent, with
+// what its sender saw, and the moment of the kill.
+func killUnderLoad(t *testing.T, srv *process, key string, cat crashCatalog, minLoad time.Duration) ([]*crashBatch, time.Time) {
+	t.Helper()
+	api := srv.base + "/api/enrichment"
 	var (
 		mu       sync.Mutex
 		batches  []*crashBatch
@@ -189,7 +229,7 @@ func TestCrashSafety(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
 			for n := 0; !stop.Load(); n++ {
-				b := newCrashBatch(rng, fmt.Sprintf("crash-w%d-b%03d", w, n), skus, active)
+				b := newCrashBatch(rng, fmt.Sprintf("crash-w%d-b%03d", w, n), cat.skus, cat.active)
 				b.sentAt = time.Now()
 				mu.Lock()
 				batches = append(batches, b)
@@ -202,7 +242,7 @@ func TestCrashSafety(t *testing.T) {
 					if b.ids, err = parseIDs(a.body); err != nil {
 						failures.add("batch %s: %v", b.ext, err)
 					}
-					b.acked = true
+					b.acked, b.ackedAt = true, time.Now()
 					acked.Add(1)
 				case a.err == nil:
 					failures.add("batch %s: status %d: %s", b.ext, a.status, tail(string(a.body)))
@@ -223,7 +263,7 @@ func TestCrashSafety(t *testing.T) {
 				} else {
 					pick := make([]string, 50)
 					for i := range pick {
-						pick[i] = skus[rng.IntN(len(skus))]
+						pick[i] = cat.skus[rng.IntN(len(cat.skus))]
 					}
 					body, _ := json.Marshal(map[string]any{"skus": pick})
 					a = send(http.MethodPost, api+"/products/skus", key, body)
@@ -238,7 +278,7 @@ func TestCrashSafety(t *testing.T) {
 
 	// kill at a random moment of the load, once it is well under way
 	loadStart := time.Now()
-	killAfter := time.Second + time.Duration(rand.Int64N(int64(2*time.Second)))
+	killAfter := minLoad + time.Duration(rand.Int64N(int64(2*time.Second)))
 	for time.Since(loadStart) < killAfter || acked.Load() < 3 {
 		if time.Since(loadStart) > 30*time.Second {
 			stop.Store(true)
@@ -266,29 +306,16 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("load: SIGKILL after %s; %d submissions sent before it (%d more refused after), %d acknowledged, %d reads",
 		killAfter.Round(time.Millisecond), sentBefore, len(batches)-sentBefore, acked.Load(), reads.Load())
-
-	srv = startServe(t, dir)
-	api = srv.base + "/api/enrichment"
-	fresh := newCrashBatch(rand.New(rand.NewPCG(1, 2)), "after-restart", skus, active)
-	checkAfterCrash(t, openReadOnly(t, dir), api, key, batches, fresh, time.Unix(0, killedAt.Load()))
-
-	// the service answers normally
-	mustGet(t, srv.base+"/api/health", "", http.StatusOK)
-	var page struct{ TotalElements int }
-	if err := json.Unmarshal(mustGet(t, api+"/products?pageSize=5", key, http.StatusOK), &page); err != nil ||
-		page.TotalElements != activeCount {
-		t.Errorf("export after restart: %d products (%v), want %d", page.TotalElements, err, activeCount)
-	}
-	srv.stop()
-	if out := srv.stdout.String() + srv.stderr.String(); strings.Contains(strings.ToLower(out), "database is locked") {
-		t.Errorf("serve reported a locked database: %s", tail(out))
-	}
+	return batches, time.Unix(0, killedAt.Load())
 }
 
 // checkAfterCrash compares what the load saw with what the restarted server
-// stored: all acknowledged batches in full, every batch all or nothing, ids
-// unique and below the sequence, replays identical, new ids above all old.
-func checkAfterCrash(t *testing.T, db *sql.DB, api, key string, batches []*crashBatch, fresh *crashBatch, killedAt time.Time) {
+// stored: the batches that must survive (required) in full with the ids they
+// were answered, every other acknowledged batch so too or not at all, every
+// batch all or nothing, ids unique and below the sequence, replays
+// identical, new ids above all old.
+func checkAfterCrash(t *testing.T, db *sql.DB, api, key string, batches []*crashBatch, fresh *crashBatch, killedAt time.Time,
+	required func(*crashBatch) bool) {
 	var check string
 	if err := db.QueryRow(`PRAGMA quick_check`).Scan(&check); err != nil || check != "ok" {
 		t.Errorf("quick_check after the crash: %q %v", check, err)
@@ -318,7 +345,7 @@ func checkAfterCrash(t *testing.T, db *sql.DB, api, key string, batches []*crash
 	}
 
 	sent := map[string]*crashBatch{}
-	var found, inFlight, inFlightStored int
+	var found, inFlight, inFlightStored, ackedLost int
 	for _, b := range batches {
 		sent[b.ext] = b
 		got := groups[b.ext]
@@ -326,10 +353,14 @@ func checkAfterCrash(t *testing.T, db *sql.DB, api, key string, batches []*crash
 			found++
 		}
 		switch {
-		case b.acked:
+		case required(b) || (b.acked && len(got) > 0):
 			if len(got) != b.created || !sameIDs(got, b.ids) {
-				t.Errorf("acknowledged batch %s: stored ids %v, answered %v (%d CREATED)", b.ext, got, b.ids, b.created)
+				t.Errorf("acknowledged batch %s (%s before the kill): stored ids %s, answered %s (%d CREATED)",
+					b.ext, killedAt.Sub(b.ackedAt).Round(time.Millisecond), idsText(got), idsText(b.ids), b.created)
 			}
+		case b.acked:
+			ackedLost++
+			t.Logf("acknowledged %s before the kill and not kept: %s", killedAt.Sub(b.ackedAt).Round(time.Millisecond), b.ext)
 		case len(got) != 0 && len(got) != b.created:
 			t.Errorf("batch %s stored in part: %d of %d revisions", b.ext, len(got), b.created)
 		}
@@ -355,8 +386,8 @@ func checkAfterCrash(t *testing.T, db *sql.DB, api, key string, batches []*crash
 			t.Errorf("%d revisions with externalSubmissionId %q that no client sent", len(ids), ext)
 		}
 	}
-	t.Logf("after restart: %d batches found of %d sent; %d revisions, largest id %d, sequence at %d; %d in flight at the kill, %d of them stored",
-		found, len(batches), len(seen), maxID, last, inFlight, inFlightStored)
+	t.Logf("after restart: %d batches found of %d sent; %d revisions, largest id %d, sequence at %d; %d in flight at the kill, %d of them stored; %d acknowledged and not kept",
+		found, len(batches), len(seen), maxID, last, inFlight, inFlightStored, ackedLost)
 
 	// retries: an acknowledged or stored batch is answered again as it was;
 	// one lost in the crash is stored now, with new ids
@@ -410,6 +441,14 @@ func column(t *testing.T, db *sql.DB, query string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// idsText shortens a list of ids for a message.
+func idsText(ids []int64) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d ids in %d..%d", len(ids), slices.Min(ids), slices.Max(ids))
 }
 
 func sameIDs(a, b []int64) bool {

@@ -87,9 +87,15 @@ func cliResult(dir string, args ...string) (stdout, stderr string, err error) {
 
 // binaryResult runs a subcommand of binary to completion on data folder dir.
 func binaryResult(binary, dir string, args ...string) (stdout, stderr string, err error) {
+	return binaryResultEnv(binary, dir, nil, args...)
+}
+
+// binaryResultEnv is binaryResult with env added to the environment.
+func binaryResultEnv(binary, dir string, env []string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, append(args, "--dir", dir)...)
+	cmd.Env = append(os.Environ(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
@@ -146,9 +152,16 @@ func startProcess(t *testing.T, args ...string) *process {
 // startBinary is startProcess with another binary.
 func startBinary(t *testing.T, binary string, args ...string) *process {
 	t.Helper()
+	return startBinaryEnv(t, binary, nil, args...)
+}
+
+// startBinaryEnv is startBinary with env added to the environment.
+func startBinaryEnv(t *testing.T, binary string, env []string, args ...string) *process {
+	t.Helper()
 	addr := freeAddr(t)
 	p := &process{t: t, args: append(args, "--http", addr), base: "http://" + addr, done: make(chan struct{})}
 	p.cmd = exec.Command(binary, p.args...)
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {
@@ -249,8 +262,14 @@ func startServe(t *testing.T, dir string) *process {
 // startServeOf is startServe with another binary.
 func startServeOf(t *testing.T, binary, dir string) *process {
 	t.Helper()
+	return startServeEnv(t, binary, dir, nil)
+}
+
+// startServeEnv is startServeOf with env added to the environment.
+func startServeEnv(t *testing.T, binary, dir string, env []string) *process {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
-		p := startBinary(t, binary, "serve", "--dir", dir)
+		p := startBinaryEnv(t, binary, env, "serve", "--dir", dir)
 		deadline := time.Now().Add(startTimeout)
 		for time.Now().Before(deadline) && !p.exited() {
 			if status, _ := get(p.base+"/api/health", ""); status == http.StatusOK {

@@ -234,8 +234,10 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	before := snapshot(t, srv.base, keys)
 	srv.stop()
 
-	// this release, on the same folder: migrations run at start
-	srv = startServeOf(t, bin, dir)
+	// this release, on the same folder: migrations run at start, and the
+	// folder is replicated from then on
+	replicaURL := "file://" + filepath.Join(t.TempDir(), "replica")
+	srv = startServeEnv(t, bin, dir, []string{"ENRICHMENT_REPLICA_URL=" + replicaURL})
 	api = srv.base + "/api/enrichment"
 	after := snapshot(t, srv.base, keys)
 	for name, v := range before {
@@ -281,6 +283,7 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	if a := decide(srv.base, ids[3], `{"status":"accepted"}`); a.status != 200 {
 		t.Errorf("deciding a revision left pending before the upgrade: %d %s", a.status, a.body)
 	}
+	final := snapshot(t, srv.base, keys)
 	// the upgrade turned PocketBase's rate limiter on for sign-in
 	throttled := false
 	for i := 0; i < 30 && !throttled; i++ {
@@ -296,6 +299,17 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	for _, ttl := range column(t, openReadOnly(t, dir), "SELECT proposalTtlDays FROM organizations") {
 		if ttl != "90" {
 			t.Errorf("an organization of the previous release keeps proposals %s days, want the default 90", ttl)
+		}
+	}
+
+	// the upgraded folder, restored from its replica, serves the same
+	restored := t.TempDir()
+	cli(t, restored, "restore", "--from", replicaURL)
+	srv = startServe(t, restored)
+	again := snapshot(t, srv.base, keys)
+	for name, v := range final {
+		for _, d := range extends(v, again[name], name) {
+			t.Errorf("restored from the replica: %s", d)
 		}
 	}
 }

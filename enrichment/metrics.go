@@ -42,45 +42,6 @@ func NewAcceptanceMetrics() AcceptanceMetrics {
 	return m
 }
 
-// CountReason adds n decided revisions that carry reason.
-func (m *AcceptanceMetrics) CountReason(reason string, n int) {
-	for i := range m.ByReason {
-		if m.ByReason[i].Reason == reason {
-			m.ByReason[i].Count += n
-		}
-	}
-}
-
-// Count adds n revisions of one status and band ("": submitted without
-// confidence, in no band); the derived figures are left to Finish.
-func (m *AcceptanceMetrics) Count(status, band string, n int) {
-	switch status {
-	case StatusAccepted:
-		m.Accepted += n
-	case StatusRejected:
-		m.Rejected += n
-	case StatusPending:
-		m.Pending += n
-		return // note: bands hold decided revisions only
-	case StatusSuperseded:
-		m.Superseded += n
-		return
-	case StatusExpired:
-		m.Expired += n
-		return
-	default:
-		return
-	}
-	for i := range m.ByConfidenceBand {
-		if b := &m.ByConfidenceBand[i]; b.Band == band {
-			b.Reviewed += n
-			if status == StatusAccepted {
-				b.Accepted += n
-			}
-		}
-	}
-}
-
 // Add adds the counts of o; the derived figures are left to Finish.
 func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 	m.Accepted += o.Accepted

@@ -68,9 +68,15 @@ func registerRevisions(app core.App) {
 				if err := e.Next(); err != nil || !decided {
 					return err
 				}
-				// the vendor's webhook events, in the decision's transaction
-				return store.New(txApp).QueueRevisionEvent(enrichment.Org(e.Record.GetString("organization")),
-					store.ParseID(e.Record.Id), e.Record.GetString("status"))
+				// the metric counters and the vendor's webhook events, in the
+				// decision's transaction
+				st, org, r := store.New(txApp), enrichment.Org(e.Record.GetString("organization")), e.Record
+				err = st.RecordDecision(org, r.GetString("apiClient"), r.GetDateTime("created"), r.GetString("confidenceBand"),
+					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
+				if err != nil {
+					return err
+				}
+				return st.QueueRevisionEvent(org, store.ParseID(r.Id), r.GetString("status"))
 			})
 			if err == nil && decided {
 				webhooks.Notify(e.App)

@@ -7,11 +7,11 @@ import (
 )
 
 // Per-organization generations: one counter per organization, raised by
-// triggers whenever its API keys, its attribute templates or the set of
-// products in its export change, in any process. Every cached answer of an
-// organization (key lookups, the templates answer, where export pages start)
-// is kept with the generation it was computed at and served only while the
-// generation is the same. It replaces the product-changes counter of
+// triggers whenever its API keys, its attribute templates and options, its
+// brands or the set of products in its export change, in any process. Every
+// cached answer of an organization (key lookups, the templates answer,
+// options and brands, where export pages start) is kept with the generation
+// it was computed at and served only while the generation is the same. It replaces the product-changes counter of
 // 1795272600_product_changes.go and the WAL-index reading of the first
 // release, which had one idea each for the same question.
 func init() {
@@ -49,6 +49,9 @@ func init() {
 			"OLD.organization IS NOT NEW.organization OR OLD.active IS NOT NEW.active OR OLD.id IS NOT NEW.id",
 			bump("OLD.organization")+bump("NEW.organization")),
 		trigger(t[10], "DELETE", "products", "", bump("OLD.organization")),
+		trigger(t[11], "INSERT", "brands", "", bump("NEW.organization")),
+		trigger(t[12], "UPDATE", "brands", "", bump("OLD.organization")+bump("NEW.organization")),
+		trigger(t[13], "DELETE", "brands", "", bump("OLD.organization")),
 	}
 	m.Register(func(app core.App) error {
 		if err := dropProductChanges(app); err != nil {

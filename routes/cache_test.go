@@ -44,6 +44,42 @@ func TestCachesFollowWritesFromAnotherProcess(t *testing.T) {
 	}
 }
 
+// Products carry their brand and their attributes' options from caches of
+// the organization's brands and options; a change made beside the server
+// shows in the next answer.
+func TestProductBrandsAndOptionsFollowWritesFromAnotherProcess(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	exec := anotherProcess(t, app)
+	lookup := func() string {
+		res := request(h, http.MethodPost, "/api/enrichment/products/skus", f.A.Keys["read"], `{"skus":["SKU-M-RED"]}`)
+		if res.Code != 200 {
+			t.Fatalf("lookup: %d %s", res.Code, res.Body.String())
+		}
+		return res.Body.String()
+	}
+	for range 2 {
+		if body := lookup(); !strings.Contains(body, `"name":"Acme"`) || !strings.Contains(body, `"unit":"EU"`) {
+			t.Fatalf("warming up: %s", body)
+		}
+	}
+
+	exec("UPDATE brands SET name = 'Acme Outdoor' WHERE name = 'Acme' AND organization = ?", string(f.A.Org))
+	if body := lookup(); !strings.Contains(body, `"name":"Acme Outdoor"`) {
+		t.Errorf("after another process renamed the brand: %s", body)
+	}
+	exec("UPDATE attribute_options SET unit = 'UK' WHERE unit = 'EU' AND organization = ?", string(f.A.Org))
+	if body := lookup(); !strings.Contains(body, `"unit":"UK"`) {
+		t.Errorf("after another process changed the unit: %s", body)
+	}
+	exec("DELETE FROM attribute_options WHERE unit = 'UK' AND organization = ?", string(f.A.Org))
+	if body := lookup(); strings.Contains(body, `"unit":"UK"`) {
+		t.Errorf("after another process deleted the option: %s", body)
+	}
+}
+
 // A rotated-out key cached during its grace period stops at the grace's end
 // even when nothing is written meanwhile.
 func TestCachedGraceKeyEndsOnTime(t *testing.T) {
@@ -53,7 +89,7 @@ func TestCachedGraceKeyEndsOnTime(t *testing.T) {
 	h := handler(t, app)
 	old := f.A.Keys["read"]
 	const grace = 400 * time.Millisecond
-	if _, err := store.New(app).RotateKey(f.A.Clients["read"], apikey.New().Hash, "cek_new", grace); err != nil {
+	if _, err := store.New(app).RotateKey(f.A.Clients["read"], apikey.New("").Hash, "cek_new", grace); err != nil {
 		t.Fatal(err)
 	}
 	rotated := time.Now()

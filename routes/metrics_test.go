@@ -13,6 +13,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
@@ -123,6 +124,7 @@ func seedClosed(t testing.TB, app core.App, f *fixture.Fixture, ids []int64) {
 			t.Fatal(err)
 		}
 	}
+	recount(t, app, map[enrichment.Org]bool{a.Org: true})
 }
 
 // httpCase is one row of a table played against one seeded app.
@@ -248,55 +250,72 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 	})
 }
 
-// TestAcceptanceRatePlan checks that the three parts of the metrics query are
-// answered from the covering indexes, without reading revision records and
-// without sorting, whichever bounds the window has.
+// TestAcceptanceRatePlan checks that the metrics read the counters by range
+// seeks on their primary key and the revisions of a window's edges from the
+// covering indexes, without reading revision records and without sorting,
+// whichever bounds the window has.
 func TestAcceptanceRatePlan(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	seedMetrics(t, app, f)
 	h := handler(t, app)
-	var metricsSQL []string
+	var counterSQL, edgeSQL []string
 	db := app.ConcurrentDB().(*dbx.DB)
 	db.QueryLogFunc = func(_ context.Context, _ time.Duration, q string, _ *sql.Rows, _ error) {
-		if strings.Contains(q, "UNION ALL") {
-			metricsSQL = append(metricsSQL, q)
+		switch {
+		case strings.Contains(q, schema.MetricCountsTable):
+			counterSQL = append(counterSQL, q)
+		case strings.Contains(q, "UNION ALL"):
+			edgeSQL = append(edgeSQL, q)
 		}
 	}
-	for _, query := range []string{"", "?since=2024-06-01T00:00:00Z", "?since=0&until=2024-07-01T00:00:00Z"} {
+	for _, query := range []string{"", "?since=2024-06-01T00:30:00Z", "?since=0&until=2024-07-01T00:00:00.5Z"} {
 		if res := request(h, "GET", metricsURL+query, f.A.Keys["both"], ""); res.Code != 200 {
 			t.Fatalf("%s: status %d", query, res.Code)
 		}
 	}
 	db.QueryLogFunc = nil
-	if len(metricsSQL) != 3 {
-		t.Fatalf("captured %d metrics queries, want 3", len(metricsSQL))
+	if len(counterSQL) != 3 || len(edgeSQL) != 3 {
+		t.Fatalf("captured %d counter and %d edge queries, want 3 and 3", len(counterSQL), len(edgeSQL))
 	}
-	for _, q := range metricsSQL {
-		var plan []struct {
+	plan := func(q string) []string {
+		var rows []struct {
 			Detail string `db:"detail"`
 		}
-		if err := app.DB().NewQuery("EXPLAIN QUERY PLAN " + q).All(&plan); err != nil {
+		if err := app.DB().NewQuery("EXPLAIN QUERY PLAN " + q).All(&rows); err != nil {
 			t.Fatal(err)
 		}
 		var lines []string
-		covered := 0
-		for _, p := range plan {
-			lines = append(lines, p.Detail)
-			if strings.Contains(p.Detail, "TEMP B-TREE") {
-				t.Errorf("the metrics sort their rows: %q", p.Detail)
+		for _, r := range rows {
+			if strings.Contains(r.Detail, "TEMP B-TREE") {
+				t.Errorf("the metrics sort their rows: %q", r.Detail)
 			}
-			if strings.Contains(p.Detail, "revisions") {
-				if !strings.Contains(p.Detail, "USING COVERING INDEX idx_revisions_client_") {
-					t.Errorf("revisions not read from a covering index: %q", p.Detail)
+			lines = append(lines, r.Detail)
+		}
+		t.Logf("%s\n%s", q, strings.Join(lines, "\n"))
+		return lines
+	}
+	for _, q := range counterSQL {
+		for _, line := range plan(q) {
+			if strings.Contains(line, schema.MetricCountsTable) &&
+				!strings.Contains(line, "USING PRIMARY KEY (organization=? AND client=? AND span=?") {
+				t.Errorf("counters not read by a seek on their span: %q", line)
+			}
+		}
+	}
+	for _, q := range edgeSQL {
+		covered := 0
+		for _, line := range plan(q) {
+			if strings.Contains(line, "revisions") {
+				if !strings.Contains(line, "USING COVERING INDEX idx_revisions_client_") {
+					t.Errorf("revisions not read from a covering index: %q", line)
 				}
 				covered++
 			}
 		}
 		if covered != 3 {
-			t.Errorf("want three covered searches, plan:\n%s", strings.Join(lines, "\n"))
+			t.Errorf("want three covered searches in %s", q)
 		}
-		t.Logf("%s\n%s", q, strings.Join(lines, "\n"))
 	}
 }

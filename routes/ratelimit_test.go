@@ -70,7 +70,7 @@ func TestRotatedKey(t *testing.T) {
 		return request(h, http.MethodGet, "/api/enrichment/attribute-templates", key, "").Code
 	}
 	old := f.A.Keys["read"]
-	fresh := apikey.New()
+	fresh := apikey.New("")
 	if _, err := st.RotateKey(f.A.Clients["read"], fresh.Hash, fresh.Shown, time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +88,14 @@ func TestRotatedKey(t *testing.T) {
 	}
 
 	// rotating without grace ends the old key at once; revoking ends both
-	newer := apikey.New()
+	newer := apikey.New("")
 	if _, err := st.RotateKey(f.A.Clients["read"], newer.Hash, newer.Shown, 0); err != nil {
 		t.Fatal(err)
 	}
 	if get(fresh.Raw) != 401 || get(newer.Raw) != 200 {
 		t.Errorf("rotation without grace: previous %d, new %d", get(fresh.Raw), get(newer.Raw))
 	}
-	last := apikey.New()
+	last := apikey.New("")
 	if _, err := st.RotateKey(f.A.Clients["read"], last.Hash, last.Shown, time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestRotatedKey(t *testing.T) {
 	if get(newer.Raw) != 401 || get(last.Raw) != 401 {
 		t.Errorf("after revoking: previous %d, current %d", get(newer.Raw), get(last.Raw))
 	}
-	if _, err := st.RotateKey(f.A.Clients["read"], apikey.New().Hash, "x", time.Hour); err == nil {
+	if _, err := st.RotateKey(f.A.Clients["read"], apikey.New("").Hash, "x", time.Hour); err == nil {
 		t.Error("a revoked key was rotated")
 	}
 }

@@ -42,13 +42,27 @@ func insertRevisions(t testing.TB, app core.App, revs ...rev) []int64 {
 		t.Fatal(err)
 	}
 	ids := make([]int64, len(revs))
+	orgs := map[enrichment.Org]bool{}
 	for i, r := range revs {
 		ids[i] = first + int64(i)
 		if _, err := app.DB().Insert("revisions", r.params(ids[i])).Execute(); err != nil {
 			t.Fatalf("insert revision %d: %v", i, err)
 		}
+		orgs[r.org] = true
 	}
+	recount(t, app, orgs)
 	return ids
+}
+
+// recount rebuilds the metric counters of orgs after revisions were
+// written around the store.
+func recount(t testing.TB, app core.App, orgs map[enrichment.Org]bool) {
+	t.Helper()
+	for org := range orgs {
+		if err := store.New(app).RecountMetrics(org); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // params are the revision's column values.

@@ -40,7 +40,14 @@ const (
 	// ChangesHorizonTable holds the last sequence number purged from the
 	// change feed: a cursor before it may have missed changes.
 	ChangesHorizonTable = "_enrichment_changes_horizon"
+	// MetricCountsTable counts each API client's revisions by state, band
+	// and reason, over all time, per month and per day
+	// (store/metric_counts.go).
+	MetricCountsTable = "_enrichment_metric_counts"
 )
+
+// MetricCountsOrgTrigger empties the metric counters with their organization.
+const MetricCountsOrgTrigger = "enrichment_metric_counts_organization_delete"
 
 // ChangeTriggers write the change feed for product updates and deletions
 // (and empty it with its organization). Inserts are written by the import
@@ -53,11 +60,11 @@ var ChangeTriggers = []string{
 }
 
 // GenerationTriggers keep GenerationsTable: every write that can change an
-// organization's keys, its templates or which products its export holds, in
-// any process, bumps that organization's counter. Product inserts are the
-// exception: the import bumps once per import, and hooks bump for records
-// created through PocketBase (a trigger per inserted row made imports
-// markedly slower).
+// organization's keys, its templates and options, its brands or which
+// products its export holds, in any process, bumps that organization's
+// counter. Product inserts are the exception: the import bumps once per
+// import, and hooks bump for records created through PocketBase (a trigger
+// per inserted row made imports markedly slower).
 var GenerationTriggers = []string{
 	"enrichment_generation_api_clients_insert",
 	"enrichment_generation_api_clients_update",
@@ -70,6 +77,9 @@ var GenerationTriggers = []string{
 	"enrichment_generation_options_delete",
 	"enrichment_generation_products_update",
 	"enrichment_generation_products_delete",
+	"enrichment_generation_brands_insert",
+	"enrichment_generation_brands_update",
+	"enrichment_generation_brands_delete",
 }
 
 // Indexes that queries name (INDEXED BY) because the planner, with sampled

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"path/filepath"
+
 	"github.com/pocketbase/dbx"
 )
 
@@ -22,7 +24,22 @@ const dbPragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragm
 	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)" +
 	"&_pragma=cache_size(-8000)&_pragma=mmap_size(1073741824)&_defensive=1"
 
-// dbConnect opens data.db and auxiliary.db with dbPragmas.
-func dbConnect(dbPath string) (*dbx.DB, error) {
-	return dbx.Open("sqlite", dbPath+dbPragmas)
+// replicatedPragma is added for data.db while Litestream replicates it
+// (replica/): Litestream alone checkpoints it, after it copied the WAL's
+// new frames, as it asks of the applications it replicates. Otherwise a
+// checkpoint that a commit starts could restart the WAL in the moment
+// Litestream holds no read transaction on it, before it read the frames,
+// and Litestream would then upload a snapshot of the whole database.
+const replicatedPragma = "&_pragma=wal_autocheckpoint(0)"
+
+// dbConnect opens data.db and auxiliary.db with dbPragmas; replicated says
+// whether data.db is replicated.
+func dbConnect(replicated bool) func(dbPath string) (*dbx.DB, error) {
+	return func(dbPath string) (*dbx.DB, error) {
+		pragmas := dbPragmas
+		if replicated && filepath.Base(dbPath) == "data.db" {
+			pragmas += replicatedPragma
+		}
+		return dbx.Open("sqlite", dbPath+pragmas)
+	}
 }

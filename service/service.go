@@ -6,11 +6,13 @@ package service
 
 import (
 	"io/fs"
+	"os"
 
 	"github.com/catalog-enrichment/enrichment/cmd"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/jobs"
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
+	"github.com/catalog-enrichment/enrichment/replica"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase"
@@ -18,14 +20,19 @@ import (
 )
 
 // New builds the app for the command line args (without the program name),
-// serving pages at /.
+// serving pages at /. `serve` replicates data.db when the environment
+// names a replica (replica.URLEnv).
 func New(args []string, pages fs.FS) *pocketbase.PocketBase {
+	var replicaURL string
+	if cmd.Subcommand(args) == "serve" {
+		replicaURL = os.Getenv(replica.URLEnv)
+	}
 	app := pocketbase.NewWithConfig(pocketbase.Config{
 		// note: decided here, not guessed: PocketBase turns dev mode (every SQL
 		// statement printed) on for binaries under the temp folder, as `go run` builds
 		DefaultDev:     false,
 		DefaultDataDir: cmd.DefaultDataDir(args),
-		DBConnect:      dbConnect,
+		DBConnect:      dbConnect(replicaURL != ""),
 	})
 
 	// schema changes come only from the Go migrations in migrations/
@@ -36,6 +43,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	jobs.Register(app)
 	webhooks.Register(app)
 	routes.RegisterPublic(app, pages)
-	app.RootCmd.AddCommand(cmd.Commands(app)...)
+	replica.Register(app, replicaURL, os.Stdout)
+	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app
 }

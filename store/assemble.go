@@ -126,6 +126,8 @@ type variantRow struct {
 	attributes    []enrichment.StoredAttribute
 }
 
+func (r variantRow) recordID() string { return r.ID }
+
 // variantsOf returns the active variants of the given masters, by master id.
 func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][]variantRow, error) {
 	out := map[string][]variantRow{}
@@ -139,13 +141,13 @@ func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][
 	err := s.db().NewQuery(`SELECT [[id]], [[sku]], [[name]], [[attributes]], [[variantMaster]]
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsVariantMaster + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[variantMaster]] != ''
-		AND [[variantMaster]] IN (` + placeholders("m", len(masterIDs)) + `)
-		ORDER BY CAST([[id]] AS INTEGER)`).
-		Bind(namedParams(dbx.Params{"org": string(org)}, "m", masterIDs)).
+		AND ` + inList("variantMaster", "masters")).
+		Bind(dbx.Params{"org": string(org), "masters": inValues(masterIDs)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variants: %w", err)
 	}
+	sortByID(rows)
 	for _, r := range rows {
 		r.attributes = decodeAttributes(r.Attributes)
 		out[r.VariantMaster] = append(out[r.VariantMaster], r)
@@ -165,7 +167,7 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 	}
 	err := s.db().Select("id", "sku").From("products").
 		Where(byIDsOf(org)).
-		AndWhere(dbx.In("id", anys(ids)...)).All(&rows)
+		AndWhere(in("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variant masters: %w", err)
 	}
@@ -175,11 +177,28 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 	return out, nil
 }
 
+// brandsByID returns those of ids that are brands of org, from all of its
+// brands (cached as its options are, see optionRefs).
 func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
 	out := map[string]enrichment.Brand{}
 	if len(ids) == 0 {
 		return out, nil
 	}
+	all, err := cachedPerOrg(s, "enrichmentBrands", org, func() (map[string]enrichment.Brand, error) {
+		return s.allBrands(org)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if b, ok := all[id]; ok {
+			out[id] = b
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, error) {
 	var rows []struct {
 		ID      string `db:"id"`
 		Name    string `db:"name"`
@@ -187,36 +206,56 @@ func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichm
 		Slug    string `db:"slug"`
 	}
 	err := s.db().Select("id", "name", "website", "slug").From("brands").
-		Where(byIDsOf(org)).
-		AndWhere(dbx.In("id", anys(ids)...)).All(&rows)
+		Where(dbx.HashExp{"organization": string(org)}).All(&rows)
 	if err != nil {
-		return nil, fmt.Errorf("load brands: %w", err)
+		return nil, fmt.Errorf("load brands of organization %s: %w", org, err)
 	}
+	all := make(map[string]enrichment.Brand, len(rows))
 	for _, r := range rows {
-		out[r.ID] = enrichment.Brand{ID: ParseID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
+		all[r.ID] = enrichment.Brand{ID: ParseID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
 	}
-	return out, nil
+	return all, nil
 }
 
-// optionRefs loads the template options that attributes link to.
+// optionRefs returns those of ids that are template options of org. Outside
+// a transaction they come from all of org's options, cached while its
+// generation holds (every change of an option moves it): a page of
+// products links to hundreds of options, and looking each up cost a lookup
+// of 50 SKUs nearly half its time.
 func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
 	out := map[int64]enrichment.OptionRef{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var rows []optionRow
-	err := s.db().Select(optionColumns...).From("attribute_options").
-		Where(byIDsOf(org)).
-		AndWhere(dbx.In("id", idStrings(ids)...)).All(&rows)
+	all, err := cachedPerOrg(s, "enrichmentOptions", org, func() (map[int64]enrichment.OptionRef, error) {
+		return s.allOptionRefs(org)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("load attribute options: %w", err)
+		return nil, err
 	}
-	for _, r := range rows {
-		o := r.option()
-		out[o.ID] = enrichment.OptionRef{OptionID: o.ID, Unit: o.Unit, Priority: o.Priority,
-			DataType: o.DataType, ShowOnWebsite: o.ShowOnWebsite}
+	for _, id := range ids {
+		if ref, ok := all[id]; ok {
+			out[id] = ref
+		}
 	}
 	return out, nil
+}
+
+// allOptionRefs is every template option of org, by id.
+func (s *Store) allOptionRefs(org enrichment.Org) (map[int64]enrichment.OptionRef, error) {
+	var rows []optionRow
+	err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
+		Where(dbx.HashExp{"organization": string(org)}).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("load attribute options of organization %s: %w", org, err)
+	}
+	all := make(map[int64]enrichment.OptionRef, len(rows))
+	for _, r := range rows {
+		o := r.option()
+		all[o.ID] = enrichment.OptionRef{OptionID: o.ID, Unit: o.Unit, Priority: o.Priority,
+			DataType: o.DataType, ShowOnWebsite: o.ShowOnWebsite}
+	}
+	return all, nil
 }
 
 // apiAttributes renders stored attributes, leaving out empty values and

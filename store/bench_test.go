@@ -74,7 +74,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	if err != nil || len(env.skus) < 1000 {
 		b.Fatalf("active SKUs: %d, %v", len(env.skus), err)
 	}
-	key := apikey.New()
+	key := apikey.New("")
 	env.client, err = st.CreateClient(env.org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 	if err != nil {
 		b.Fatal(err)
@@ -187,12 +187,10 @@ func BenchmarkLookup50(b *testing.B) {
 
 // BenchmarkSubmit1000 stores batches of 1000 validated proposals (match by
 // SKU, base snapshot, insert in one transaction), as POST /submissions
-// does after validation.
-// BenchmarkSubmit1000 stores batches of 1000 proposals: for products the
-// client has nothing pending for, and with 30% of the items superseding
-// the client's pending proposals (of its previous batch). When the catalog
-// runs out of fresh products, another client takes over, so the share
-// holds.
+// does after validation: for products the client has nothing pending for,
+// and with 30% of the items superseding the client's pending proposals (of
+// its previous batch). When the catalog runs out of fresh products, another
+// client takes over, so the share holds.
 func BenchmarkSubmit1000(b *testing.B) {
 	for _, c := range []struct {
 		name  string
@@ -212,7 +210,7 @@ func BenchmarkSubmit1000(b *testing.B) {
 					skus = append(skus, prev[i])
 				}
 				if taken+1000-again > len(order) {
-					key := apikey.New()
+					key := apikey.New("")
 					var err error
 					client, err = env.st.CreateClient(env.org, store.NewClient{Name: fmt.Sprint("bench ", n), Scopes: enrichment.Scopes,
 						KeyHash: key.Hash, KeyPrefix: key.Shown})

@@ -371,7 +371,7 @@ func (s *Store) RelinkImportProducts(org enrichment.Org, ids []int64, relink fun
 		}
 		err := s.db().Select("id", "attributes").From("products").
 			Where(dbx.HashExp{"organization": string(org)}).
-			AndWhere(dbx.In("id", idStrings(ids[start:min(start+500, len(ids))])...)).All(&rows)
+			AndWhere(in("id", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return fmt.Errorf("read product attributes of organization %s: %w", org, err)
 		}

@@ -103,9 +103,9 @@ func (s *Store) RecordUpserts(org enrichment.Org, ids []int64) error {
 		chunk := ids[start:min(start+500, len(ids))]
 		_, err := s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
 			SELECT [[organization]], [[id]], [[sku]], 'upsert', strftime('%Y-%m-%d %H:%M:%fZ', 'now') FROM {{products}}
-			WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[id]] IN (` + placeholders("p", len(chunk)) + `)
+			WHERE [[organization]] = {:org} AND [[active]] = 1 AND ` + inList("id", "ids") + `
 			ORDER BY CAST([[id]] AS INTEGER)`).
-			Bind(namedParams(dbx.Params{"org": string(org)}, "p", stringIDs(chunk))).Execute()
+			Bind(dbx.Params{"org": string(org), "ids": inValues(stringIDs(chunk))}).Execute()
 		if err != nil {
 			return fmt.Errorf("record new products of organization %s in the change feed: %w", org, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // expireBatch revisions are expired per transaction, so the writer is never
@@ -76,12 +77,25 @@ func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time)
 	var expired []int64
 	err := s.Transaction(func(tx *Store) error {
 		stamp := FormatTime(now)
-		params := dbx.Params{"org": string(org), "now": stamp}
+		params := dbx.Params{"org": string(org), "now": stamp, "ids": inValues(ids)}
+		var rows []struct {
+			ID      int64          `db:"id"`
+			Client  string         `db:"apiClient"`
+			Created types.DateTime `db:"created"`
+		}
 		err := tx.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'expired', [[closedAt]] = {:now}, [[updated]] = {:now}
-			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND [[id]] IN (` + placeholders("r", len(ids)) + `)
-			RETURNING CAST([[id]] AS INTEGER)`).Bind(namedParams(params, "r", ids)).Column(&expired)
+			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + inList("id", "ids") + `
+			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]]`).Bind(params).All(&rows)
 		if err != nil {
 			return fmt.Errorf("expire revisions of organization %s: %w", org, err)
+		}
+		deltas := metricDeltas{}
+		for _, r := range rows {
+			expired = append(expired, r.ID)
+			deltas.move(r.Client, r.Created.Time(), now, enrichment.StatusExpired, "", "")
+		}
+		if err := tx.writeMetricDeltas(org, deltas); err != nil {
+			return err
 		}
 		return tx.queueRevisionEvents(org, enrichment.EventRevisionExpired, expired)
 	})

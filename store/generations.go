@@ -169,3 +169,28 @@ func (c *GenerationCache[K, V]) Put(k K, generation int64, v V) {
 	}
 	c.values[k] = generational[V]{generation, v}
 }
+
+// cachedPerOrg answers load for org from app's cache called name while org's
+// generation holds. Inside a transaction it always loads: the transaction
+// may hold writes that the cache has not seen.
+func cachedPerOrg[V any](s *Store, name string, org enrichment.Org, load func() (V, error)) (V, error) {
+	if s.app.IsTransactional() {
+		return load()
+	}
+	cache := s.app.Store().GetOrSet(name, func() any {
+		return NewGenerationCache[enrichment.Org, V](1_000)
+	}).(*GenerationCache[enrichment.Org, V])
+	generation, err := s.Generation(org)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	if v, at, ok := cache.Get(org); ok && at == generation {
+		return v, nil
+	}
+	v, err := load()
+	if err == nil {
+		cache.Put(org, generation, v)
+	}
+	return v, err
+}

@@ -31,6 +31,8 @@ type productRow struct {
 	VariantAttributes []byte `db:"variantAttributes"`
 }
 
+func (r productRow) recordID() string { return r.ID }
+
 var productColumns = []string{"id", "sku", "externalId", "gtin", "name", "slug", "description", "attributeTemplate", "brand", "attributes", "categories", "images", "files", "variantMaster", "variantAttributes"}
 
 // ExportQuery selects a page of an organization's active products.
@@ -104,18 +106,18 @@ func (s *Store) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Ex
 // ProductsBySKU returns org's active products whose SKU is one of skus, in
 // numeric id order; unknown SKUs are simply absent.
 func (s *Store) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
-	var rows []productRow
-	if err := s.activeBySKU(org, skus, productColumns, &rows); err != nil {
+	rows, err := activeBySKU[productRow](s, org, skus, productColumns)
+	if err != nil {
 		return nil, err
 	}
 	return s.assemble(org, rows)
 }
 
 // activeBySKU loads the given columns of org's active products with one of
-// skus into rows, in numeric id order.
-func (s *Store) activeBySKU(org enrichment.Org, skus []string, columns []string, rows any) error {
+// skus, in numeric id order.
+func activeBySKU[R identified](s *Store, org enrichment.Org, skus []string, columns []string) ([]R, error) {
 	if len(skus) == 0 {
-		return nil
+		return nil, nil
 	}
 	skus = unique(slices.Clone(skus))
 	quoted := make([]string, len(columns))
@@ -124,17 +126,18 @@ func (s *Store) activeBySKU(org enrichment.Org, skus []string, columns []string,
 	}
 	// note: the index is named because with a long IN list and sampled
 	// statistics SQLite prefers the export index and scans the organization
+	var rows []R
 	err := s.db().NewQuery(`SELECT ` + strings.Join(quoted, ", ") + `
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsSKU + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1
-		AND [[sku]] IN (` + placeholders("s", len(skus)) + `)
-		ORDER BY CAST([[id]] AS INTEGER)`).
-		Bind(namedParams(dbx.Params{"org": string(org)}, "s", skus)).
-		All(rows)
+		AND ` + inList("sku", "skus")).
+		Bind(dbx.Params{"org": string(org), "skus": inValues(skus)}).
+		All(&rows)
 	if err != nil {
-		return fmt.Errorf("find products of organization %s by sku: %w", org, err)
+		return nil, fmt.Errorf("find products of organization %s by sku: %w", org, err)
 	}
-	return nil
+	sortByID(rows)
+	return rows, nil
 }
 
 // CountActiveProducts counts org's active products: what its export holds.

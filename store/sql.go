@@ -2,9 +2,8 @@ package store
 
 import (
 	"cmp"
+	"encoding/json/v2"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/dbx"
@@ -20,11 +19,6 @@ func byIDsOf(org enrichment.Org) dbx.Expression {
 	return dbx.NewExp("+[[organization]] = {:org}", dbx.Params{"org": string(org)})
 }
 
-// idStrings renders numeric ids as the record ids they are stored as.
-func idStrings(ids []int64) []any {
-	return anys(stringIDs(ids))
-}
-
 // stringIDs renders numeric ids as record ids.
 func stringIDs(ids []int64) []string {
 	out := make([]string, len(ids))
@@ -34,36 +28,38 @@ func stringIDs(ids []int64) []string {
 	return out
 }
 
+// identified is a row that carries its record id.
+type identified interface{ recordID() string }
+
+// sortByID sorts rows by numeric id. Queries sort in Go where no index
+// gives the order: SQLite's sorter copies every selected column, large
+// JSON ones included, and did so for a third of a SKU lookup's time.
+func sortByID[R identified](rows []R) {
+	slices.SortFunc(rows, func(a, b R) int { return cmp.Compare(ParseID(a.recordID()), ParseID(b.recordID())) })
+}
+
 // unique sorts ids and drops repeats.
 func unique[T cmp.Ordered](ids []T) []T {
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }
 
-// placeholders renders n named parameters {:p0}, {:p1}, ... for an IN list.
-func placeholders(prefix string, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("{:" + prefix + strconv.Itoa(i) + "}")
-	}
-	return b.String()
+// inList is the SQL of `column IN (values)` with the values bound as one
+// JSON array parameter named param, read back with json_each: one bound
+// parameter instead of one per value, as the driver's binding grows faster
+// than the values (a lookup of 50 SKUs spent a third of its time there).
+// Bind inValues(values) as param.
+func inList(column, param string) string {
+	return "[[" + column + "]] IN (SELECT [[value]] FROM json_each({:" + param + "}))"
 }
 
-// namedParams adds values to params as prefix0, prefix1, ...
-func namedParams(params dbx.Params, prefix string, values []string) dbx.Params {
-	for i, v := range values {
-		params[prefix+strconv.Itoa(i)] = v
-	}
-	return params
+// inValues encodes the values of an inList parameter.
+func inValues(values []string) string {
+	b, _ := json.Marshal(values) // note: strings always encode
+	return string(b)
 }
 
-func anys(values []string) []any {
-	out := make([]any, len(values))
-	for i, v := range values {
-		out[i] = v
-	}
-	return out
+// in is inList as a builder expression.
+func in(column string, values []string) dbx.Expression {
+	return dbx.NewExp(inList(column, column+"In"), dbx.Params{column + "In": inValues(values)})
 }

@@ -36,6 +36,8 @@ type submissionProduct struct {
 	Files       []byte `db:"files"`
 }
 
+func (r submissionProduct) recordID() string { return r.ID }
+
 // revisionInsert writes a new revision; one that a later item of the same
 // batch superseded is born superseded.
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
@@ -175,7 +177,8 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	}
 	supersede(older, created)
 
-	now := FormatTime(time.Now())
+	now := time.Now()
+	stamp := FormatTime(now)
 	q := s.db().NewQuery(revisionInsert).Prepare()
 	defer q.Close()
 	for n, r := range rows {
@@ -186,27 +189,41 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		}
 		by, closed := "", ""
 		if c.status == enrichment.StatusSuperseded {
-			by, closed = FormatID(c.supersededBy), now
+			by, closed = FormatID(c.supersededBy), stamp
 		}
 		_, err = q.Bind(dbx.Params{
 			"id": FormatID(c.id), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
 			"base": r.base, "external": external, "status": c.status, "superseded": string(superseded),
-			"by": by, "closed": closed, "now": now,
+			"by": by, "closed": closed, "now": stamp,
 		}).Execute()
 		if err != nil {
 			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
 		}
 		results[r.item].RevisionID = &c.id
 	}
-	if err := s.writeSuperseded(older, now); err != nil {
+	if err := s.writeSuperseded(older, stamp); err != nil {
 		return err
 	}
+	// the metric counters and the events of what this batch stored and closed
+	who := FormatID(client)
+	deltas := metricDeltas{}
 	var superseded []int64
+	for _, c := range created {
+		deltas.add(who, now, c.status, "", "", 1)
+	}
+	for _, o := range older {
+		if o.status == enrichment.StatusSuperseded {
+			deltas.move(who, o.created, now, o.status, "", "")
+		}
+	}
 	for _, p := range slices.Concat(older, created) {
 		if p.status == enrichment.StatusSuperseded {
 			superseded = append(superseded, p.id)
 		}
+	}
+	if err := s.writeMetricDeltas(org, deltas); err != nil {
+		return err
 	}
 	return s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
 }
@@ -278,8 +295,7 @@ func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
 	}
-	var rows []submissionProduct
-	err := s.activeBySKU(org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"}, &rows)
+	rows, err := activeBySKU[submissionProduct](s, org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"})
 	if err != nil {
 		return nil, fmt.Errorf("match submitted skus: %w", err)
 	}

@@ -5,10 +5,12 @@ import (
 	"encoding/json/v2"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // Supersession (docs/review.md): within one API client's proposals for one
@@ -23,6 +25,7 @@ import (
 // proposed fields, those superseded so far, and its status.
 type proposalState struct {
 	id           int64
+	created      time.Time
 	product      string
 	fields       []string // proposed, in API order
 	superseded   []string // superseded so far, in API order
@@ -76,28 +79,29 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 		return nil, nil
 	}
 	var rows []struct {
-		ID         string `db:"id"`
-		Product    string `db:"product"`
-		Proposed   []byte `db:"proposed"`
-		Superseded []byte `db:"supersededFields"`
+		ID         string         `db:"id"`
+		Created    types.DateTime `db:"created"`
+		Product    string         `db:"product"`
+		Proposed   []byte         `db:"proposed"`
+		Superseded []byte         `db:"supersededFields"`
 	}
 	// note: the index is named because without statistics of revisions
 	// SQLite prefers (organization, status) and walks every pending revision
 	// of the organization (23 ms instead of 6 for a batch of 1000); the
 	// literal 'pending' is what lets it use the partial index at all
-	err := s.db().NewQuery(`SELECT [[id]], [[product]], [[proposed]], [[supersededFields]]
+	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]]
 		FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
-		AND [[product]] IN (` + placeholders("p", len(products)) + `)
+		AND ` + inList("product", "products") + `
 		ORDER BY CAST([[id]] AS INTEGER)`).
-		Bind(namedParams(dbx.Params{"org": string(org), "client": FormatID(client)}, "p", products)).
+		Bind(dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find pending proposals of client %d: %w", client, err)
 	}
 	out := make([]*proposalState, len(rows))
 	for i, r := range rows {
-		out[i] = &proposalState{id: ParseID(r.ID), product: r.Product, fields: proposedNames(r.Proposed),
+		out[i] = &proposalState{id: ParseID(r.ID), created: r.Created.Time(), product: r.Product, fields: proposedNames(r.Proposed),
 			superseded: decodeStrings(r.Superseded), status: enrichment.StatusPending}
 	}
 	return out, nil

@@ -50,7 +50,7 @@ func (s *Store) Templates(org enrichment.Org) ([]enrichment.Template, error) {
 		return out, nil
 	}
 
-	ids := make([]any, len(rows))
+	ids := make([]string, len(rows))
 	index := make(map[string]int, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
@@ -60,7 +60,7 @@ func (s *Store) Templates(org enrichment.Org) ([]enrichment.Template, error) {
 	var options []optionRow
 	err = s.db().Select(optionColumns...).From("attribute_options").
 		Where(dbx.HashExp{"organization": string(org)}).
-		AndWhere(dbx.In("template", ids...)).
+		AndWhere(in("template", ids)).
 		OrderBy("priority", "CAST(id AS INTEGER)").All(&options)
 	if err != nil {
 		return nil, fmt.Errorf("list template options of organization %s: %w", org, err)

@@ -281,7 +281,7 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 		Client string `db:"apiClient"`
 	}
 	err = s.db().Select(append(slices.Clone(revisionColumns), "apiClient")...).From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org)}).AndWhere(dbx.In("id", idStrings(revisions)...)).
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(revisions))).
 		OrderBy("CAST(id AS INTEGER)").All(&rows)
 	if err != nil {
 		return fmt.Errorf("read revisions for %s events: %w", event, err)

@@ -1,0 +1,58 @@
+package replica
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// errorMemory is a slog.Handler in front of Litestream's logger that
+// remembers its last error (a failed upload, a full disk), so the status can
+// say why the replica is behind. Litestream logs a persisting error at most
+// every 30 seconds.
+type errorMemory struct {
+	slog.Handler
+	last *lastError
+}
+
+type lastError struct {
+	mu  sync.Mutex
+	msg string
+	at  time.Time
+}
+
+func (h errorMemory) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		msg := r.Message
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "error" {
+				msg += ": " + a.Value.String()
+				return false
+			}
+			return true
+		})
+		h.last.set(msg, r.Time)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h errorMemory) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return errorMemory{Handler: h.Handler.WithAttrs(attrs), last: h.last}
+}
+
+func (h errorMemory) WithGroup(name string) slog.Handler {
+	return errorMemory{Handler: h.Handler.WithGroup(name), last: h.last}
+}
+
+func (l *lastError) set(msg string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msg, l.at = msg, at
+}
+
+func (l *lastError) get() (string, time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.msg, l.at
+}

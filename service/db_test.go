@@ -1,0 +1,38 @@
+package service
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// While data.db is replicated only Litestream checkpoints it; auxiliary.db,
+// and data.db otherwise, keep SQLite's automatic checkpoints.
+func TestDBConnectCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		replicated bool
+		file       string
+		want       int
+	}{
+		{false, "data.db", 1000},
+		{false, "auxiliary.db", 1000},
+		{true, "data.db", 0},
+		{true, "auxiliary.db", 1000},
+	} {
+		db, err := dbConnect(c.replicated)(filepath.Join(dir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pages, mmap int
+		if err := db.NewQuery("PRAGMA wal_autocheckpoint").Row(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.NewQuery("PRAGMA mmap_size").Row(&mmap); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if pages != c.want || mmap != 1<<30 {
+			t.Errorf("%s, replicated %v: wal_autocheckpoint %d, mmap_size %d; want %d and the usual pragmas", c.file, c.replicated, pages, mmap, c.want)
+		}
+	}
+}

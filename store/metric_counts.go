@@ -1,0 +1,295 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Metric counters: for each API client, one row per bucket of time (all
+// time, each month, day and hour) holding every figure the metrics add up:
+// revisions by state, decided ones by confidence band and by reason. A
+// revision counts in the buckets of the moment that counts for its state
+// (created while pending, reviewedAt once decided, closedAt once superseded
+// or expired). They are kept in the transactions that change a revision's
+// state, so GET /acceptance-rate reads a bucket row per whole month, day
+// and hour of its window and only the partial hours at its edges from the
+// revisions' indexes (store/metrics.go).
+
+// Counter spans, coarsest first; the "all" span has an empty start.
+const (
+	spanAll   = "all"
+	spanMonth = "month"
+	spanDay   = "day"
+	spanHour  = "hour"
+)
+
+// bucketStart is where the bucket of span that holds t starts.
+func bucketStart(span string, t time.Time) time.Time {
+	t = t.UTC()
+	switch span {
+	case spanMonth:
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case spanDay:
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	default:
+		return t.Truncate(time.Hour)
+	}
+}
+
+// nextBucket is the start of the bucket of span after the one starting at t.
+func nextBucket(span string, t time.Time) time.Time {
+	switch span {
+	case spanMonth:
+		return t.AddDate(0, 1, 0)
+	case spanDay:
+		return t.AddDate(0, 0, 1)
+	default:
+		return t.Add(time.Hour)
+	}
+}
+
+// counterColumn is one counter of a bucket row and, in SQL over the
+// revisions, the revisions it counts (for a recount).
+type counterColumn struct{ name, counts string }
+
+// counterColumns are the columns of a bucket row, in table order; the
+// migration that made the table spells the same list out.
+var counterColumns = func() []counterColumn {
+	decided := "[[status]] IN ('accepted', 'rejected')"
+	var cols []counterColumn
+	for _, s := range enrichment.Statuses {
+		cols = append(cols, counterColumn{s, "[[status]] = '" + s + "'"})
+	}
+	for _, b := range enrichment.ConfidenceBands {
+		cols = append(cols,
+			counterColumn{reviewedColumn(b), decided + " AND [[confidenceBand]] = '" + b + "'"},
+			counterColumn{acceptedColumn(b), "[[status]] = 'accepted' AND [[confidenceBand]] = '" + b + "'"})
+	}
+	for _, r := range enrichment.Reasons {
+		cols = append(cols, counterColumn{reasonColumn(r), decided + " AND [[reason]] = '" + r + "'"})
+	}
+	return cols
+}()
+
+func reviewedColumn(band string) string { return "reviewed_" + strings.ReplaceAll(band, "-", "_") }
+func acceptedColumn(band string) string { return "accepted_" + strings.ReplaceAll(band, "-", "_") }
+func reasonColumn(reason string) string { return "reason_" + reason }
+
+// counterIndex finds a column's place in counterColumns.
+var counterIndex = func() map[string]int {
+	out := make(map[string]int, len(counterColumns))
+	for i, c := range counterColumns {
+		out[c.name] = i
+	}
+	return out
+}()
+
+// counts is one bucket's counters, in counterColumns order.
+type counts []int
+
+func newCounts() counts { return make(counts, len(counterColumns)) }
+
+// bump adds n to the named counter, if there is one: a band or reason
+// outside the lists is not counted, as in a recount.
+func (c counts) bump(name string, n int) {
+	if i, ok := counterIndex[name]; ok {
+		c[i] += n
+	}
+}
+
+// count adds n revisions of a status to c; only decided ones count by band
+// and reason.
+func (c counts) count(status, band, reason string, n int) {
+	c.bump(status, n)
+	if status != enrichment.StatusAccepted && status != enrichment.StatusRejected {
+		return
+	}
+	if band != "" {
+		c.bump(reviewedColumn(band), n)
+		if status == enrichment.StatusAccepted {
+			c.bump(acceptedColumn(band), n)
+		}
+	}
+	if reason != "" {
+		c.bump(reasonColumn(reason), n)
+	}
+}
+
+// addTo adds the counters to m; the derived figures are left to Finish.
+func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
+	get := func(name string) int { return c[counterIndex[name]] }
+	m.Pending += get(enrichment.StatusPending)
+	m.Accepted += get(enrichment.StatusAccepted)
+	m.Rejected += get(enrichment.StatusRejected)
+	m.Superseded += get(enrichment.StatusSuperseded)
+	m.Expired += get(enrichment.StatusExpired)
+	for i := range m.ByConfidenceBand {
+		b := &m.ByConfidenceBand[i]
+		b.Reviewed += get(reviewedColumn(b.Band))
+		b.Accepted += get(acceptedColumn(b.Band))
+	}
+	for i := range m.ByReason {
+		m.ByReason[i].Count += get(reasonColumn(m.ByReason[i].Reason))
+	}
+}
+
+// scanCounts reads a row of the head columns followed by the counters.
+func scanCounts(rows *dbx.Rows, head ...any) (counts, error) {
+	c := newCounts()
+	for i := range c {
+		head = append(head, &c[i])
+	}
+	return c, rows.Scan(head...)
+}
+
+// bucket is one counter row of a client.
+type bucket struct{ client, span, start string }
+
+// metricDeltas are changes to counters, added up before they are written.
+type metricDeltas map[bucket]counts
+
+// add counts n revisions of client entering (n > 0) or leaving (n < 0)
+// status at the moment at, in every span.
+func (d metricDeltas) add(client string, at time.Time, status, band, reason string, n int) {
+	for _, span := range []string{spanAll, spanMonth, spanDay, spanHour} {
+		b := bucket{client, span, ""}
+		if span != spanAll {
+			b.start = FormatTime(bucketStart(span, at))
+		}
+		if d[b] == nil {
+			d[b] = newCounts()
+		}
+		d[b].count(status, band, reason, n)
+	}
+}
+
+// move counts one revision leaving pending (submitted at created) for a
+// final status at the moment at.
+func (d metricDeltas) move(client string, created, at time.Time, status, band, reason string) {
+	d.add(client, created, enrichment.StatusPending, "", "", -1)
+	d.add(client, at, status, band, reason, 1)
+}
+
+// counterNames lists the counter columns for SQL.
+func counterNames(prefix string) []string {
+	out := make([]string, len(counterColumns))
+	for i, c := range counterColumns {
+		out[i] = prefix + c.name
+	}
+	return out
+}
+
+// writeMetricDeltas adds the deltas to org's counters, in the caller's
+// transaction.
+func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
+	if len(d) == 0 {
+		return nil
+	}
+	names := counterNames("")
+	set := make([]string, len(names))
+	for i, n := range names {
+		set[i] = n + " = " + n + " + excluded." + n
+	}
+	q := s.db().NewQuery(`INSERT INTO ` + schema.MetricCountsTable + ` (organization, client, span, start, ` +
+		strings.Join(names, ", ") + `) VALUES ({:org}, {:client}, {:span}, {:start}, ` +
+		strings.Join(counterNames("{:"), "}, ") + `})
+		ON CONFLICT (organization, client, span, start) DO UPDATE SET ` + strings.Join(set, ", ")).Prepare()
+	defer q.Close()
+	for b, c := range d {
+		params := dbx.Params{"org": string(org), "client": b.client, "span": b.span, "start": b.start}
+		for i, col := range counterColumns {
+			params[col.name] = c[i]
+		}
+		if _, err := q.Bind(params).Execute(); err != nil {
+			return fmt.Errorf("count revisions of client %s: %w", b.client, err)
+		}
+	}
+	return nil
+}
+
+// RecordDecision keeps the counters of a revision that a reviewer just
+// decided, in the decision's transaction.
+func (s *Store) RecordDecision(org enrichment.Org, client string, created types.DateTime, band, status, reason string, at time.Time) error {
+	d := metricDeltas{}
+	d.move(client, created.Time(), at, status, band, reason)
+	return s.writeMetricDeltas(org, d)
+}
+
+// metricSpans are the counter spans with the SQL of their bucket's start,
+// from the moment that counts for a revision's state.
+var metricSpans = func() map[string]string {
+	const at = `CASE [[status]] WHEN 'pending' THEN [[created]] WHEN 'accepted' THEN [[reviewedAt]] WHEN 'rejected' THEN [[reviewedAt]] ELSE [[closedAt]] END`
+	return map[string]string{
+		spanAll:   "''",
+		spanMonth: "strftime('%Y-%m-01 00:00:00.000Z', " + at + ")",
+		spanDay:   "strftime('%Y-%m-%d 00:00:00.000Z', " + at + ")",
+		spanHour:  "strftime('%Y-%m-%d %H:00:00.000Z', " + at + ")",
+	}
+}()
+
+// RecountMetrics rebuilds org's counters from its revisions: after writes
+// that went around the store (SQL by hand, a restore of part of a table).
+func (s *Store) RecountMetrics(org enrichment.Org) error {
+	sums := make([]string, len(counterColumns))
+	for i, c := range counterColumns {
+		sums[i] = "SUM(" + c.counts + ")"
+	}
+	return s.Transaction(func(tx *Store) error {
+		if _, err := tx.db().Delete(schema.MetricCountsTable, dbx.HashExp{"organization": string(org)}).Execute(); err != nil {
+			return fmt.Errorf("forget the counters of organization %s: %w", org, err)
+		}
+		for span, start := range metricSpans {
+			_, err := tx.db().NewQuery(`INSERT INTO ` + schema.MetricCountsTable + ` (organization, client, span, start, ` +
+				strings.Join(counterNames(""), ", ") + `)
+				SELECT [[organization]], [[apiClient]], '` + span + `', ` + start + `, ` + strings.Join(sums, ", ") + `
+				FROM {{revisions}} WHERE [[organization]] = {:org} GROUP BY 1, 2, 3, 4`).
+				Bind(dbx.Params{"org": string(org)}).Execute()
+			if err != nil {
+				return fmt.Errorf("count the revisions of organization %s: %w", org, err)
+			}
+		}
+		return nil
+	})
+}
+
+// MetricCounter is one stored bucket row, for checks against a recount:
+// its non-zero counters as "name=n", space-separated.
+type MetricCounter struct {
+	Client, Span, Start, Counts string
+}
+
+// MetricCounters lists org's bucket rows that count anything, in key order.
+func (s *Store) MetricCounters(org enrichment.Org) ([]MetricCounter, error) {
+	rows, err := s.db().Select(append([]string{"client", "span", "start"}, counterNames("")...)...).
+		From(schema.MetricCountsTable).Where(dbx.HashExp{"organization": string(org)}).
+		OrderBy("client", "span", "start").Rows()
+	if err != nil {
+		return nil, fmt.Errorf("list the counters of organization %s: %w", org, err)
+	}
+	defer rows.Close()
+	var out []MetricCounter
+	for rows.Next() {
+		var r MetricCounter
+		c, err := scanCounts(rows, &r.Client, &r.Span, &r.Start)
+		if err != nil {
+			return nil, fmt.Errorf("list the counters of organization %s: %w", org, err)
+		}
+		var nonZero []string
+		for i, n := range c {
+			if n != 0 {
+				nonZero = append(nonZero, fmt.Sprintf("%s=%d", counterColumns[i].name, n))
+			}
+		}
+		if len(nonZero) > 0 {
+			r.Counts = strings.Join(nonZero, " ")
+			out = append(out, r)
+		}
+	}
+	return out, rows.Err()
+}

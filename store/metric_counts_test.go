@@ -1,0 +1,131 @@
+package store_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
+)
+
+// TestMetricCountersMatchARecount checks, after every kind of state change,
+// that the counters the store keeps equal a count of the revisions made
+// from scratch.
+func TestMetricCountersMatchARecount(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	st := store.New(app)
+	check := func(after string) {
+		t.Helper()
+		for _, org := range []enrichment.Org{f.A.Org, f.B.Org} {
+			kept, err := st.MetricCounters(org)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.RecountMetrics(org); err != nil {
+				t.Fatal(err)
+			}
+			counted, err := st.MetricCounters(org)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(kept, counted) {
+				t.Fatalf("after %s, organization %s: counters\n%v\nrecount\n%v", after, org, kept, counted)
+			}
+		}
+	}
+	str := func(s string) *string { return &s }
+	conf := func(n int) *int { return &n }
+	submit := func(tenant fixture.Tenant, ps ...enrichment.Proposal) []int64 {
+		t.Helper()
+		res, err := st.Submit(tenant.Org, tenant.Clients["both"], ps, store.SubmitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, r := range res {
+			if r.RevisionID != nil {
+				ids = append(ids, *r.RevisionID)
+			}
+		}
+		return ids
+	}
+	decide := func(id int64, values map[string]any) {
+		t.Helper()
+		rec, err := app.FindRecordById("revisions", store.FormatID(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Load(values)
+		if err := app.Save(rec); err != nil {
+			t.Fatalf("decide %d: %v", id, err)
+		}
+	}
+
+	ids := submit(f.A,
+		enrichment.Proposal{SKU: "SKU-1", Confidence: conf(90), Fields: enrichment.Fields{Name: str("A"), Slug: str("a")}},
+		enrichment.Proposal{SKU: "SKU-M", Confidence: conf(60), Fields: enrichment.Fields{Name: str("M"), Description: str("D")}},
+		enrichment.Proposal{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: str("N")}},
+		enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(10), Fields: enrichment.Fields{Name: str("R")}},
+		enrichment.Proposal{SKU: "SKU-M-BLUE", Confidence: conf(70), Fields: enrichment.Fields{Name: str("B")}},
+		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(99), Fields: enrichment.Fields{Name: str("1")}},
+		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(98), Fields: enrichment.Fields{Name: str("1 again")}}, // supersedes its neighbour
+	)
+	submit(f.B, enrichment.Proposal{SKU: "SKU-1", Confidence: conf(50), Fields: enrichment.Fields{Name: str("B's")}})
+	check("a submission")
+	decide(ids[0], map[string]any{"status": "accepted"})
+	check("an acceptance")
+	decide(ids[1], map[string]any{"status": "accepted", "approvedFields": []string{"name"}, "reason": "incomplete"})
+	check("a partial acceptance")
+	decide(ids[2], map[string]any{"status": "rejected", "reason": "off_brand"})
+	check("a rejection")
+	submit(f.A, enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(20), Fields: enrichment.Fields{Name: str("R2")}})
+	check("a supersession")
+	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(time.Now().AddDate(0, -5, 0))},
+		dbx.HashExp{"id": store.FormatID(ids[4])}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecountMetrics(f.A.Org); err != nil { // the aging above went around the store
+		t.Fatal(err)
+	}
+	if n, err := st.ExpireOverdue(time.Now()); err != nil || n != 1 {
+		t.Fatalf("expired %d, %v", n, err)
+	}
+	check("an expiry")
+
+	org, err := app.FindRecordById("organizations", string(f.A.Org))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Delete(org); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := st.MetricCounters(f.A.Org); err != nil || len(left) != 0 {
+		t.Errorf("counters of the deleted organization: %v, %v", left, err)
+	}
+	check("an organization deleted")
+	if kept, _ := st.MetricCounters(f.B.Org); len(kept) == 0 {
+		t.Error("the other organization lost its counters")
+	}
+}
+
+// The migration that made the counters' table spells its columns out; the
+// store derives them from the statuses, bands and reasons.
+func TestMetricCounterColumnsMatchTheTable(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	var table []string
+	if err := app.DB().NewQuery("SELECT name FROM pragma_table_info('" + schema.MetricCountsTable + "') ORDER BY cid").Column(&table); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"organization", "client", "span", "start"}, store.CounterColumnNames()...)
+	if !slices.Equal(table, want) {
+		t.Errorf("columns of %s:\n%v\nthe store counts\n%v", schema.MetricCountsTable, table, want)
+	}
+}
