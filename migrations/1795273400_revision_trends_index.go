@@ -6,15 +6,15 @@ import (
 	m "github.com/pocketbase/pocketbase/migrations"
 )
 
-// The index of an organization's decided revisions by reviewedAt, with their
-// client and confidence, for the reviewers' overview (store/trends.go): the
-// weekly counts read a range of it, the calibration the whole of it, and
-// neither reads a revision record.
+// The index of an organization's decided revisions by client, with their
+// confidence, for the reviewers' overview (store/trends.go): the decisions
+// by confidence read it in its own order, without a revision record (the
+// weeks come from the metric counters).
 func init() {
 	m.Register(func(app core.App) error {
 		return changeRevisionIndexes(app, func(c *core.Collection) {
 			c.AddIndex(schema.IdxRevisionsDecidedTrends, false,
-				"organization, status, reviewedAt, apiClient, confidenceBand, confidence", "status IN ('accepted', 'rejected')")
+				"organization, status, apiClient, confidenceBand, confidence", "status IN ('accepted', 'rejected')")
 		})
 	}, func(app core.App) error {
 		return changeRevisionIndexes(app, func(c *core.Collection) {

@@ -35,15 +35,16 @@ func reviewOverview(e *core.RequestEvent) error {
 		if err != nil {
 			return internalError(e, "compute the overview", err)
 		}
-		trends, err := st.ReviewTrends(org, now)
+		ids := make([]int64, len(o.Clients))
+		for i, c := range o.Clients {
+			ids[i] = c.ID
+		}
+		trends, err := st.ReviewTrends(org, ids, now)
 		if err != nil {
 			return internalError(e, "compute the overview's trends", err)
 		}
 		for _, c := range o.Clients {
-			t, ok := trends[c.ID]
-			if !ok {
-				t = enrichment.NewTrends(now)
-			}
+			t := trends[c.ID]
 			c.Weekly, c.Calibration = t.Weekly, t.Calibration
 			all.Add(t)
 			out.Clients = append(out.Clients, c)

@@ -143,6 +143,10 @@ func TestReviewOverviewTrends(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// note: the reviewedAt set by hand went around the store's counters
+	if err := st.RecountMetrics(f.A.Org); err != nil {
+		t.Fatal(err)
+	}
 
 	o := decode[enrichment.Overview](t, requestAuth(h, http.MethodGet, overviewURL, reviewerToken(t, app, string(f.A.Org)), "").Body.Bytes())
 	if len(o.Clients) != 1 || len(o.Clients[0].Weekly) != enrichment.TrendWeeks || len(o.Clients[0].Calibration) != 10 {
@@ -199,38 +203,59 @@ func TestReviewOverviewTrends(t *testing.T) {
 	}
 }
 
-// TestReviewOverviewTrendsPlan checks that both trends queries read the
-// covering index of decided revisions, not the revision records.
+// TestReviewOverviewTrendsPlan checks that the weeks are read from the day
+// counters by their key, one range per client, and the confidence buckets
+// from the covering index of decided revisions, not the revision records.
 func TestReviewOverviewTrendsPlan(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	h := handler(t, app)
-	var trendsSQL []string
+	name := "Better"
+	for _, kind := range []string{"both", "submit"} {
+		if _, err := store.New(app).Submit(f.A.Org, f.A.Clients[kind], []enrichment.Proposal{
+			{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var weeksSQL, bucketsSQL []string
 	db := app.ConcurrentDB().(*dbx.DB)
 	db.QueryLogFunc = func(_ context.Context, _ time.Duration, q string, _ *sql.Rows, _ error) {
-		if strings.Contains(q, "substr(") || strings.Contains(q, "/ 10 AS") {
-			trendsSQL = append(trendsSQL, q)
+		switch {
+		case strings.Contains(q, "[[start]] >=") || strings.Contains(q, "`start` >="):
+			weeksSQL = append(weeksSQL, q)
+		case strings.Contains(q, "/ 10 AS"):
+			bucketsSQL = append(bucketsSQL, q)
 		}
 	}
 	if res := requestAuth(h, http.MethodGet, overviewURL, reviewerToken(t, app, string(f.A.Org)), ""); res.Code != 200 {
 		t.Fatalf("overview: %d %s", res.Code, res.Body)
 	}
 	db.QueryLogFunc = nil
-	if len(trendsSQL) != 2 {
-		t.Fatalf("captured %d trends queries, want 2: %q", len(trendsSQL), trendsSQL)
+	if len(weeksSQL) != 1 || len(bucketsSQL) != 1 {
+		t.Fatalf("captured weeks %q and buckets %q, want one of each", weeksSQL, bucketsSQL)
 	}
-	for _, q := range trendsSQL {
-		var plan []struct {
+	plan := func(q string) []string {
+		var rows []struct {
 			Detail string `db:"detail"`
 		}
-		if err := app.DB().NewQuery("EXPLAIN QUERY PLAN " + q).All(&plan); err != nil {
+		if err := app.DB().NewQuery("EXPLAIN QUERY PLAN " + q).All(&rows); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range plan {
-			if strings.Contains(p.Detail, "revisions") && !strings.Contains(p.Detail, "USING COVERING INDEX idx_revisions_decided_trends") {
-				t.Errorf("revisions not read from the trends index: %q in\n%s", p.Detail, q)
-			}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Detail)
+		}
+		return out
+	}
+	for _, p := range plan(weeksSQL[0]) {
+		if strings.Contains(p, "metric_counts") && !strings.Contains(p, "PRIMARY KEY (organization=? AND client=? AND span=? AND start>?)") {
+			t.Errorf("day counters not read by a range of their key: %q in\n%s", p, weeksSQL[0])
+		}
+	}
+	for _, p := range plan(bucketsSQL[0]) {
+		if strings.Contains(p, "revisions") && !strings.Contains(p, "USING COVERING INDEX idx_revisions_decided_trends") {
+			t.Errorf("revisions not read from the trends index: %q in\n%s", p, bucketsSQL[0])
 		}
 	}
 }

@@ -90,8 +90,8 @@ const (
 	IdxProductsVariantMaster = "idx_products_variant_master"
 	// a client's pending revisions by product (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
-	// an organization's decided revisions by reviewedAt, with client and
-	// confidence (partial: accepted and rejected)
+	// an organization's decided revisions by client, with their confidence
+	// (partial: accepted and rejected)
 	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')
