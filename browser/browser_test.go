@@ -59,9 +59,11 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 		t.Errorf("band counts %v, want %v", got, wantCounts)
 	}
 	waitRevision(t, ctx, runner) // the first is opened at once
-	if got := text(t, ctx, "#product-context"); !strings.Contains(got, "Acme") || !strings.Contains(got, "Shoes › Running") {
-		t.Errorf("product context %q, want the brand and categories", got)
+	facts := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#product-context dt')].map(d => [d.textContent, d.nextElementSibling.textContent]))`)
+	if want := map[string]string{"Brand": "Acme", "Categories": "Shoes › Running", "Template": "Shoes"}; !maps.Equal(facts, want) {
+		t.Errorf("product context %v, want %v", facts, want)
 	}
+	waitFor(t, ctx, "the product's image", `document.querySelector('#product-context img.thumb')?.naturalWidth === 64`)
 	if got := eval[string](t, ctx, `document.querySelector('#product-context a.dashboard').getAttribute('href')`); got != "/_/#/collections?collection=products&record="+store.FormatID(a.Products["SKU-1"]) {
 		t.Errorf("dashboard link %q", got)
 	}
