@@ -121,7 +121,8 @@ func measurePace(b *testing.B, s *service, email string, size chromedp.Action[ch
 	do(b, held, chromedp.Navigate("about:blank"))
 	for deadline := time.Now().Add(20 * time.Second); pendingIn(b, s, email) > before-paceSteps; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			b.Fatalf("%d pending after leaving the page, want %d", pendingIn(b, s, email), before-paceSteps)
+			s.statuses.mu.Lock()
+			b.Fatalf("%d pending after leaving the page, want %d (answers by status: %v)", pendingIn(b, s, email), before-paceSteps, s.statuses.n)
 		}
 	}
 	atOnce := newTabHolding(b, 0)
