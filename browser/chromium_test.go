@@ -11,14 +11,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
-// testTimeout bounds each test's browser work.
-const testTimeout = 60 * time.Second
+// tabTimeout bounds each test's browser work (a benchmark allows more).
+var tabTimeout = 60 * time.Second
 
-// viewport is the screen size the page is laid out and photographed for.
-const viewportW, viewportH = 1280, 800
+// viewport is the screen size the page is laid out and photographed for;
+// phone is a phone's, held upright.
+const (
+	viewportW, viewportH = 1440, 900
+	phoneW, phoneH       = 390, 844
+)
 
 // shared is the one headless Chromium that every test opens its tabs in:
 // starting it once saves about a second per test. TestMain stops it.
@@ -44,7 +49,7 @@ func TestMain(m *testing.M) {
 // chromiumPath finds the browser: $CHROMIUM, else chromium on the PATH.
 // Without one the test is skipped, or failed under CI (CI=true), where
 // .ci/run installs Debian's chromium package.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	candidates := []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"}
 	for _, c := range candidates {
@@ -109,10 +114,18 @@ func startBrowser(path string) {
 	}
 }
 
-// newTab opens a tab of the shared browser at 1280×800 for the test, with a
-// deadline of testTimeout; uncaught exceptions in the page fail the test
-// and console messages are logged.
-func newTab(t *testing.T) context.Context {
+// newTab opens a tab of the shared browser at 1440×900 for the test, with a
+// deadline of tabTimeout; uncaught exceptions in the page fail the test
+// and console messages are logged. The page sends each decision at once
+// (see newTabHolding).
+func newTab(t testing.TB) context.Context {
+	t.Helper()
+	return newTabHolding(t, 0)
+}
+
+// newTabHolding is newTab with decisions held holdMs before they are sent
+// (the page's "enrichment.holdMs"; -1: the page's own delay, 5 s).
+func newTabHolding(t testing.TB, holdMs int) context.Context {
 	t.Helper()
 	path := chromiumPath(t)
 	shared.once.Do(func() { startBrowser(path) })
@@ -124,7 +137,7 @@ func newTab(t *testing.T) context.Context {
 		closeTab()
 		t.Fatalf("open a tab: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(tab, testTimeout)
+	ctx, cancel := context.WithTimeout(tab, tabTimeout)
 	t.Cleanup(func() {
 		cancel()
 		closeTab()
@@ -150,5 +163,13 @@ func newTab(t *testing.T) context.Context {
 	})
 
 	do(t, ctx, chromedp.EmulateViewport(viewportW, viewportH))
+	hold := "localStorage.removeItem('enrichment.holdMs')"
+	if holdMs >= 0 {
+		hold = fmt.Sprintf("localStorage.setItem('enrichment.holdMs', '%d')", holdMs)
+	}
+	hold = "if (location.protocol.startsWith('http')) " + hold // note: about:blank has no storage
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: hold}); err != nil {
+		t.Fatalf("set the decision delay: %v", err)
+	}
 	return ctx
 }

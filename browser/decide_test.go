@@ -27,6 +27,7 @@ func TestReject(t *testing.T) {
 	openRevision(t, ctx, ids[0])
 	do(t, ctx, chromedp.Click(chromedp.CSS("#reject")))
 	waitGone(t, ctx, ids[0])
+	s.waitStatus(ids[0], "rejected")
 
 	if b, a := fieldsExcept(before), fieldsExcept(s.product(a, "SKU-NEW")); !maps.Equal(b, a) {
 		t.Errorf("rejecting changed the product:\nbefore %v\nafter  %v", b, a)
@@ -41,9 +42,12 @@ func TestReject(t *testing.T) {
 	waitFor(t, ctx, "the counts", `document.querySelector('#bands .band[data-band=all] .count').textContent === '1'`)
 }
 
-// TestBulkAccept: the bulk action accepts every pending revision of one
-// client with confidence 80 or more after a confirmation with their number;
-// one decided meanwhile fails alone and is reported.
+// TestBulkAccept: the bulk action accepts the pending revisions of one
+// client with confidence 80 or more after a confirmation with their number,
+// whose Cancel has the focus; a revision decided meanwhile fails alone and
+// is reported; a proposal that competes with a more confident one of
+// another client for the same field is left, and said so. Across every
+// client, only the most confident proposal of a field is accepted.
 func TestBulkAccept(t *testing.T) {
 	s := newService(t)
 	a := s.f.A
@@ -56,7 +60,8 @@ func TestBulkAccept(t *testing.T) {
 		proposal{"BULK-0005", -1, name("Five")},
 		proposal{"BULK-0006", 99, name("Six")},
 	)
-	otherClient := s.submit(a, "submit", proposal{"BULK-0007", 90, name("Seven")})[0]
+	theirs := s.submit(a, "submit", proposal{"BULK-0007", 90, name("Seven")}, proposal{"BULK-0002", 97, name("Two, theirs")})
+	seven, rival := theirs[0], theirs[1]
 	s.addReviewer(a.Org, "ann@alpha.example")
 
 	ctx := newTab(t)
@@ -66,36 +71,64 @@ func TestBulkAccept(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS("#bulk-start")))
 	waitFor(t, ctx, "the confirmation", `document.querySelector('#confirm').open`)
 	question := text(t, ctx, "#confirm-text")
-	if !strings.HasPrefix(question, "Accept 4 pending revisions of “both” with confidence 80 or more?") {
+	if !strings.HasPrefix(question, "Accept 3 pending revisions of “both” with confidence 80 or more?") ||
+		!strings.HasSuffix(question, "1 competing revision left for you.") {
 		t.Errorf("confirmation %q", question)
 	}
-	if got := text(t, ctx, "#confirm-ok"); got != "Accept 4" {
+	if got, want := text(t, ctx, "#confirm-details li"), "#"+ids[1]+" BULK-0002: name goes to #"+rival+" of submit (confidence 97)"; got != want {
+		t.Errorf("left %q, want %q", got, want)
+	}
+	if got := text(t, ctx, "#confirm-ok"); got != "Accept 3" {
 		t.Errorf("confirm button %q", got)
 	}
 	screenshot(t, ctx, "bulk-confirm")
+	// Enter on the focused button cancels
+	if got := eval[string](t, ctx, `document.activeElement.id`); got != "confirm-cancel" {
+		t.Errorf("the dialog focuses %q, want Cancel", got)
+	}
+	press(t, ctx, kb.Enter)
+	waitFor(t, ctx, "the cancellation", `document.querySelector('#bulk-status').textContent === 'Cancelled; nothing was changed.'`)
 
+	do(t, ctx, chromedp.Click(chromedp.CSS("#bulk-start")))
+	waitFor(t, ctx, "the confirmation", `document.querySelector('#confirm').open`)
 	// decided by someone else while the dialog is open
 	s.decide(ids[5], "rejected")
 	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm-ok")))
-	waitFor(t, ctx, "the bulk result", `/^Accepted \d+ of 4/.test(document.querySelector('#bulk-status').textContent)`)
-	if got := text(t, ctx, "#bulk-status"); got != "Accepted 3 of 4; 1 failed (listed below)." {
+	waitFor(t, ctx, "the bulk result", `/^Accepted \d+ of 3/.test(document.querySelector('#bulk-status').textContent)`)
+	if got := text(t, ctx, "#bulk-status"); got != "Accepted 2 of 3; 1 failed (listed below). 1 competing revision left for you." {
 		t.Errorf("bulk status %q", got)
 	}
 	if got := text(t, ctx, "#bulk-failures li"); !strings.HasPrefix(got, "#"+ids[5]+" BULK-0006: ") || !strings.Contains(got, "already rejected") {
 		t.Errorf("failure %q", got)
 	}
-
-	want := map[string]string{ids[0]: "accepted", ids[1]: "accepted", ids[2]: "accepted", ids[3]: "pending",
-		ids[4]: "pending", ids[5]: "rejected", otherClient: "pending"}
+	want := map[string]string{ids[0]: "accepted", ids[1]: "pending", ids[2]: "accepted", ids[3]: "pending",
+		ids[4]: "pending", ids[5]: "rejected", seven: "pending", rival: "pending"}
 	for id, status := range want {
 		if got, _ := s.status(id); got != status {
 			t.Errorf("revision %s: %s, want %s", id, got, status)
 		}
 	}
-	if got := s.product(a, "BULK-0002").GetString("name"); got != "Two" {
-		t.Errorf("BULK-0002 name %q after bulk accept", got)
+	if got := s.product(a, "BULK-0003").GetString("name"); got != "Three" {
+		t.Errorf("BULK-0003 name %q after bulk accept", got)
 	}
-	waitFor(t, ctx, "the queue to follow", `[...document.querySelectorAll('#queue-list .item')].length === 3`)
+	waitFor(t, ctx, "the queue to follow", `[...document.querySelectorAll('#queue-list .item')].length === 5`)
+
+	// every client: BULK-0002's name goes to the more confident proposal only
+	pick(t, ctx, "#bulk-client", "")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#bulk-start")))
+	waitFor(t, ctx, "the confirmation", `document.querySelector('#confirm').open`)
+	if got := text(t, ctx, "#confirm-text"); !strings.HasPrefix(got, "Accept 2 pending revisions of every client") {
+		t.Errorf("confirmation %q", got)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm-ok")))
+	s.waitStatus(rival, "accepted")
+	s.waitStatus(seven, "accepted")
+	if got, _ := s.status(ids[1]); got != "pending" {
+		t.Errorf("the less confident proposal for BULK-0002's name is %s", got)
+	}
+	if got := s.product(a, "BULK-0002").GetString("name"); got != "Two, theirs" {
+		t.Errorf("BULK-0002 name %q, want the more confident proposal's", got)
+	}
 }
 
 // TestKeyboardOnly works through a queue with the keyboard alone: next,
@@ -161,6 +194,9 @@ func TestKeyboardOnly(t *testing.T) {
 
 	want := map[string][2]string{k1: {"accepted", "name"}, k2: {"accepted", "name"}, k3: {"rejected", ""}, k4: {"pending", ""}}
 	for id, w := range want {
+		if w[0] != "pending" {
+			s.waitStatus(id, w[0])
+		}
 		status, fields := s.status(id)
 		if status != w[0] || strings.Join(fields, ",") != w[1] {
 			t.Errorf("revision %s: %s %v, want %s [%s]", id, status, fields, w[0], w[1])

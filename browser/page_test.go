@@ -12,7 +12,7 @@ import (
 )
 
 // do runs actions in the tab or fails the test.
-func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+func do(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatalf("browser: %v", err)
@@ -20,7 +20,7 @@ func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.V
 }
 
 // eval evaluates a JavaScript expression in the page and decodes its value.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -30,7 +30,7 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 }
 
 // waitFor waits until a JavaScript expression is truthy.
-func waitFor(t *testing.T, ctx context.Context, what, expr string) {
+func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 	t.Helper()
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
 		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
@@ -46,7 +46,7 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 }
 
 // text is the visible text of the first element matching a CSS selector.
-func text(t *testing.T, ctx context.Context, sel string) string {
+func text(t testing.TB, ctx context.Context, sel string) string {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {
@@ -62,13 +62,13 @@ func js(s string) string {
 
 // signIn opens the page and signs a reviewer in through the form, then
 // waits for the queue to be loaded.
-func signIn(t *testing.T, ctx context.Context, base, email string) {
+func signIn(t testing.TB, ctx context.Context, base, email string) {
 	t.Helper()
 	signInWith(t, ctx, base, email, reviewerPassword)
 }
 
 // signInWith signs in with any password (a superuser's, say).
-func signInWith(t *testing.T, ctx context.Context, base, email, password string) {
+func signInWith(t testing.TB, ctx context.Context, base, email, password string) {
 	t.Helper()
 	do(t, ctx,
 		chromedp.Navigate(base+"/"),
@@ -84,7 +84,7 @@ func signInWith(t *testing.T, ctx context.Context, base, email, password string)
 const queueIdle = `!document.querySelector('#queue-view').hidden && !document.querySelector('#queue-list').hasAttribute('aria-busy')`
 
 // waitQueue waits until the queue shows its list and band counts.
-func waitQueue(t *testing.T, ctx context.Context) {
+func waitQueue(t testing.TB, ctx context.Context) {
 	t.Helper()
 	waitFor(t, ctx, "the queue", queueIdle+` &&
 		document.querySelectorAll('#bands .band').length === 5 &&
@@ -92,39 +92,39 @@ func waitQueue(t *testing.T, ctx context.Context) {
 }
 
 // queueIDs are the revision ids listed in the queue, in order.
-func queueIDs(t *testing.T, ctx context.Context) []string {
+func queueIDs(t testing.TB, ctx context.Context) []string {
 	t.Helper()
 	return eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.id)`)
 }
 
 // queueSKUs are the SKUs listed in the queue, in order.
-func queueSKUs(t *testing.T, ctx context.Context) []string {
+func queueSKUs(t testing.TB, ctx context.Context) []string {
 	t.Helper()
 	return eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.sku)`)
 }
 
 // bandCounts are the counts of the band buttons, by band ("all", "80-100", …, "" for none).
-func bandCounts(t *testing.T, ctx context.Context) map[string]string {
+func bandCounts(t testing.TB, ctx context.Context) map[string]string {
 	t.Helper()
 	return eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#bands .band')]
 		.map(b => [b.dataset.band, b.querySelector('.count').textContent]))`)
 }
 
 // selectedID is the id of the revision selected in the queue.
-func selectedID(t *testing.T, ctx context.Context) string {
+func selectedID(t testing.TB, ctx context.Context) string {
 	t.Helper()
 	return eval[string](t, ctx, `document.querySelector('#queue-list .item[aria-current=true]')?.dataset.id ?? ''`)
 }
 
 // waitRevision waits until the revision view shows revision id.
-func waitRevision(t *testing.T, ctx context.Context, id string) {
+func waitRevision(t testing.TB, ctx context.Context, id string) {
 	t.Helper()
-	waitFor(t, ctx, "revision "+id, `!document.querySelector('#revision').hasAttribute('aria-busy') &&
+	waitFor(t, ctx, "revision "+id, `[...document.querySelectorAll('#revision, #revision-body')].every(e => !e.hasAttribute('aria-busy')) &&
 		(document.querySelector('#rev-title + .meta')?.textContent ?? '').startsWith('Revision #'+`+js(id)+`+' ')`)
 }
 
 // openRevision clicks revision id in the queue and waits for its view.
-func openRevision(t *testing.T, ctx context.Context, id string) {
+func openRevision(t testing.TB, ctx context.Context, id string) {
 	t.Helper()
 	waitFor(t, ctx, "the queue to settle", queueIdle)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+id+`"]`)))
@@ -132,21 +132,21 @@ func openRevision(t *testing.T, ctx context.Context, id string) {
 }
 
 // waitGone waits until revision id has left the queue.
-func waitGone(t *testing.T, ctx context.Context, id string) {
+func waitGone(t testing.TB, ctx context.Context, id string) {
 	t.Helper()
 	waitFor(t, ctx, "revision "+id+" to leave the queue",
 		`!document.querySelector('#queue-list .item[data-id="`+id+`"]')`)
 }
 
 // press sends keys to the focused element, one key at a time.
-func press(t *testing.T, ctx context.Context, keys string) {
+func press(t testing.TB, ctx context.Context, keys string) {
 	t.Helper()
 	do(t, ctx, chromedp.KeyEvent(keys))
 }
 
 // screenshot saves the tab's viewport as name.png under $SCREENSHOT_DIR, or
 // browser/screenshots (ignored by git), for people to look at.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("SCREENSHOT_DIR")
 	if dir == "" {
@@ -164,4 +164,12 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+// openLink opens the page afresh at base/#queue/id, as a shared link does,
+// and waits for the queue.
+func openLink(t testing.TB, ctx context.Context, base, id string) {
+	t.Helper()
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(base+"/#queue/"+id))
+	waitQueue(t, ctx)
 }

@@ -4,8 +4,12 @@
 package browser
 
 import (
+	"bytes"
 	"encoding/json/v2"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +17,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
@@ -28,7 +33,7 @@ const reviewerPassword = "reviewer-password"
 // service is the enrichment service on a fresh copy of the fixture, serving
 // the real pages of ../pb_public on a loopback port.
 type service struct {
-	t        *testing.T
+	t        testing.TB
 	f        *fixture.Fixture
 	app      *tests.TestApp
 	url      string        // http://127.0.0.1:PORT
@@ -73,7 +78,7 @@ func (r *statusRecorder) WriteHeader(status int) {
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // newService starts the service for one test; it stops when the test ends.
-func newService(t *testing.T) *service {
+func newService(t testing.TB) *service {
 	t.Helper()
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
@@ -81,7 +86,35 @@ func newService(t *testing.T) *service {
 	statuses := &statusCounts{n: map[int]int{}}
 	srv := httptest.NewServer(statuses.counting(fixture.Serve(t, app)))
 	t.Cleanup(srv.Close)
-	return &service{t: t, f: f, app: app, url: srv.URL, statuses: statuses}
+	s := &service{t: t, f: f, app: app, url: srv.URL, statuses: statuses}
+	// note: the fixture's image hosts do not exist; the page shows the
+	// product's image from a server of the test's own
+	runner := s.product(f.A, "SKU-1")
+	runner.Set("images", []string{imageServer(t) + "/runner.png"})
+	if err := app.Save(runner); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// imageServer serves a 64×64 PNG at any path on a loopback port.
+func imageServer(t testing.TB) string {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for x := range 64 {
+		for y := range 64 {
+			img.Set(x, y, color.RGBA{R: uint8(150 + x), G: 40, B: uint8(60 + y), A: 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(buf.Bytes())
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // addReviewer creates a reviewer of org with reviewerPassword.
@@ -134,11 +167,15 @@ func (s *service) submit(tenant fixture.Tenant, kind string, items ...proposal) 
 	return ids
 }
 
-// decide records a decision as Go code does (reviewer "system").
+// decide records a decision as Go code does (reviewer "system"); a
+// rejection gives the reason "other".
 func (s *service) decide(id, status string, approved ...string) {
 	s.t.Helper()
 	rev := s.record("revisions", id)
 	rev.Set("status", status)
+	if status == "rejected" {
+		rev.Set("reason", "other")
+	}
 	if len(approved) > 0 {
 		rev.Set("approvedFields", approved)
 	}
@@ -185,7 +222,13 @@ func fieldsExcept(r *core.Record, names ...string) map[string]any {
 // metrics calls GET /api/enrichment/acceptance-rate with key.
 func (s *service) metrics(key string) enrichment.AcceptanceMetrics {
 	s.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, s.url+"/api/enrichment/acceptance-rate", nil)
+	return s.metricsIn(key, "")
+}
+
+// metricsIn calls GET /api/enrichment/acceptance-rate with key and a query ("?since=…").
+func (s *service) metricsIn(key, query string) enrichment.AcceptanceMetrics {
+	s.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.url+"/api/enrichment/acceptance-rate"+query, nil)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -207,3 +250,38 @@ func (s *service) metrics(key string) enrichment.AcceptanceMetrics {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// waitStatus waits until revision id has status on the server (the page
+// sends decisions after its delay), and returns its approved fields.
+func (s *service) waitStatus(id, status string) []string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, fields := s.status(id)
+		if got == status {
+			return fields
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("revision %s is %s, want %s", id, got, status)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// addOption adds an attribute option to org's template.
+func (s *service) addOption(org enrichment.Org, template, attribute, dataType, unit string) string {
+	s.t.Helper()
+	c, err := s.app.FindCollectionByNameOrId("attribute_options")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	r := core.NewRecord(c)
+	for k, v := range map[string]any{"organization": string(org), "template": template, "attribute": attribute,
+		"dataType": dataType, "unit": unit, "priority": 9} {
+		r.Set(k, v)
+	}
+	if err := s.app.Save(r); err != nil {
+		s.t.Fatalf("option %s: %v", attribute, err)
+	}
+	return r.Id
+}

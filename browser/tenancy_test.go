@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/chromedp/chromedp"
+	"github.com/pocketbase/dbx"
 )
 
 // TestOtherOrganization: a reviewer of B sees B's queue, clients and
@@ -50,11 +52,10 @@ func TestOtherOrganization(t *testing.T) {
 	}
 
 	// A's revision by its address: not found, and not decidable
-	do(t, ctx, chromedp.Navigate(s.url+"/#queue/"+ofA[0]), chromedp.Reload())
-	waitQueue(t, ctx)
+	openLink(t, ctx, s.url, ofA[0])
 	waitFor(t, ctx, "not found", `/Revision `+ofA[0]+` was not found/.test(document.querySelector('#revision').textContent)`)
 	press(t, ctx, "a")
-	if n := eval[int](t, ctx, `document.querySelectorAll('#revision .decide').length`); n != 0 {
+	if n := eval[int](t, ctx, `document.querySelectorAll('#decide-actions button').length`); n != 0 {
 		t.Error("decision buttons for another organization's revision")
 	}
 
@@ -74,8 +75,10 @@ func TestOtherOrganization(t *testing.T) {
 	}
 }
 
-// TestOverview: the charts show, per API client and per band, the numbers
-// that GET /api/enrichment/acceptance-rate gives that client.
+// TestOverview: the charts show, per API client, per week, per band and per
+// reason, the numbers that GET /api/enrichment/acceptance-rate gives that
+// client (for each week, in that week's window), and the decisions by
+// confidence.
 func TestOverview(t *testing.T) {
 	s := newService(t)
 	a := s.f.A
@@ -89,6 +92,17 @@ func TestOverview(t *testing.T) {
 		s.decide(ids[i], status)
 	}
 	s.submit(a, "submit", proposal{"BULK-0010", 99, name("10")}) // another client's: counted apart
+	// two decisions a few weeks back
+	for i, days := range map[int]int{0: 8, 4: 30} {
+		at := store.FormatTime(time.Now().Add(-time.Duration(days) * 24 * time.Hour))
+		if _, err := s.app.DB().Update("revisions", dbx.Params{"reviewedAt": at, "closedAt": at}, dbx.HashExp{"id": ids[i]}).Execute(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// note: the reviewedAt set by hand went around the store's counters
+	if err := store.New(s.app).RecountMetrics(a.Org); err != nil {
+		t.Fatal(err)
+	}
 	s.addReviewer(a.Org, "ann@alpha.example")
 
 	ctx := newTab(t)
@@ -124,6 +138,52 @@ func TestOverview(t *testing.T) {
 	if m.Reviewed != 8 || m.Accepted != 4 || m.Pending != 1 {
 		t.Errorf("the API's metrics are not what this test set up: %+v", m)
 	}
+
+	// per week: each week's figures are the API's in that week's window
+	weeks := eval[[]map[string]string](t, ctx, `[...document.querySelectorAll('#weekly-table tbody tr')].map(r =>
+		({ week: r.dataset.week, ...r.querySelector('td[data-series="`+client+`"]').dataset }))`)
+	if len(weeks) != 12 {
+		t.Fatalf("%d weeks, want 12", len(weeks))
+	}
+	inWeeks := 0
+	for _, w := range weeks {
+		start, err := time.Parse(time.DateOnly, w["week"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		wm := s.metricsIn(a.Keys["both"], fmt.Sprintf("?since=%d&until=%d", start.UnixMilli()-1, start.AddDate(0, 0, 7).UnixMilli()))
+		if w["reviewed"] != strconv.Itoa(wm.Reviewed) || w["accepted"] != strconv.Itoa(wm.Accepted) {
+			t.Errorf("week %s: %v, the API says %d of %d", w["week"], w, wm.Accepted, wm.Reviewed)
+		}
+		n, _ := strconv.Atoi(w["reviewed"])
+		inWeeks += n
+	}
+	if inWeeks != m.Reviewed {
+		t.Errorf("%d decisions in the weeks, %d in all", inWeeks, m.Reviewed)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('#weekly-chart [data-series="`+client+`"] circle').length`); n < 3 {
+		t.Errorf("%d points of the client's line, want one per week with decisions (3)", n)
+	}
+	// by confidence: ten buckets, the decisions in theirs
+	buckets := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#calibration-table tbody tr')]
+		.map(r => [r.dataset.from, r.dataset.accepted + ' of ' + r.dataset.reviewed]))`)
+	wantBuckets := map[string]string{"0": "0 of 0", "10": "0 of 1", "20": "0 of 0", "30": "0 of 0", "40": "0 of 0",
+		"50": "0 of 1", "60": "1 of 1", "70": "0 of 0", "80": "0 of 1", "90": "2 of 2"}
+	if !maps.Equal(buckets, wantBuckets) {
+		t.Errorf("buckets %v, want %v", buckets, wantBuckets)
+	}
+	// the reasons given
+	reasons := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#reasons-chart tbody tr')].map(r => [r.dataset.reason, r.dataset.count]))`)
+	for _, r := range m.ByReason {
+		if reasons[r.Reason] != strconv.Itoa(r.Count) {
+			t.Errorf("reason %s: %s, the API says %d", r.Reason, reasons[r.Reason], r.Count)
+		}
+	}
+	if reasons["other"] != "4" {
+		t.Errorf("reasons %v, want the four rejections' \"other\"", reasons)
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#by-confidence').scrollIntoView()`))
+	screenshot(t, ctx, "overview-confidence")
 }
 
 // num formats a rate as JavaScript's String(number) does.

@@ -87,11 +87,17 @@ type ClientMetrics struct {
 	Active       bool              `json:"active"`
 	Organization int64             `json:"organization"`
 	Metrics      AcceptanceMetrics `json:"metrics"`
+	// the client's Trends
+	Weekly      []WeekMetrics       `json:"weekly"`
+	Calibration []ConfidenceMetrics `json:"calibration"`
 }
 
 // Overview is the reviewers' overview: how each API client that proposed
-// anything fared, and all of them together, without a window.
+// anything fared, and all of them together, without a window; and the
+// Trends of all of them together.
 type Overview struct {
-	Clients []ClientMetrics   `json:"clients"`
-	All     AcceptanceMetrics `json:"all"`
+	Clients     []ClientMetrics     `json:"clients"`
+	All         AcceptanceMetrics   `json:"all"`
+	Weekly      []WeekMetrics       `json:"weekly"`
+	Calibration []ConfidenceMetrics `json:"calibration"`
 }

@@ -16,12 +16,56 @@ export const bands = [
   { value: '', label: 'none' },
 ];
 
-/** Queue orders offered to the reviewer; @rowid breaks ties in submission order. */
+/** bandLabel writes a band for people, the same way everywhere ("80–100"). */
+export function bandLabel(value) {
+  return bands.find((b) => b.value === value)?.label ?? String(value).replace('-', '–');
+}
+
+/** The reasons a reviewer may give when something is not applied, in the API's order. */
+export const reasons = [
+  { value: 'inaccurate', label: 'Inaccurate' },
+  { value: 'low_quality', label: 'Low quality' },
+  { value: 'off_brand', label: 'Off brand' },
+  { value: 'incomplete', label: 'Incomplete' },
+  { value: 'duplicate', label: 'Duplicate' },
+  { value: 'other', label: 'Other' },
+];
+
+/** reasonLabel names a reason for people. */
+export function reasonLabel(value) {
+  return reasons.find((r) => r.value === value)?.label ?? value;
+}
+
+/** maxComment is the longest comment the server takes. */
+export const maxComment = 2000;
+
+/**
+ * Queue orders offered to the reviewer; @rowid breaks ties in submission
+ * order. before(rev) is the filter of the revisions listed ahead of rev,
+ * apart from those that tie with it on every sort key but @rowid
+ * (ties(rev)), which are few and are read to find rev among them.
+ */
 export const sorts = {
-  'confidence-desc': { label: 'Confidence ↓', sort: '-confidence,created,@rowid' },
-  'confidence-asc': { label: 'Confidence ↑', sort: 'confidence,created,@rowid' },
-  'age-desc': { label: 'Oldest first', sort: 'created,@rowid' },
-  'age-asc': { label: 'Newest first', sort: '-created,-@rowid' },
+  'confidence-desc': {
+    label: 'Confidence ↓', sort: '-confidence,created,@rowid',
+    before: (r) => pb.filter('(confidence > {:c} || (confidence = {:c} && created < {:t}))', { c: r.confidence, t: r.created }),
+    ties: (r) => pb.filter('confidence = {:c} && created = {:t}', { c: r.confidence, t: r.created }),
+  },
+  'confidence-asc': {
+    label: 'Confidence ↑', sort: 'confidence,created,@rowid',
+    before: (r) => pb.filter('(confidence < {:c} || (confidence = {:c} && created < {:t}))', { c: r.confidence, t: r.created }),
+    ties: (r) => pb.filter('confidence = {:c} && created = {:t}', { c: r.confidence, t: r.created }),
+  },
+  'age-desc': {
+    label: 'Oldest first', sort: 'created,@rowid',
+    before: (r) => pb.filter('created < {:t}', { t: r.created }),
+    ties: (r) => pb.filter('created = {:t}', { t: r.created }),
+  },
+  'age-asc': {
+    label: 'Newest first', sort: '-created,-@rowid',
+    before: (r) => pb.filter('created > {:t}', { t: r.created }),
+    ties: (r) => pb.filter('created = {:t}', { t: r.created }),
+  },
 };
 
 export const pageSize = 50;
@@ -62,11 +106,12 @@ export async function restore() {
 
 /**
  * pendingFilter is the filter of the pending revisions that match the
- * reviewer's choices ({client, band, template, sku}); band 'all' or
- * undefined is no band condition. User input only ever goes in as a
+ * reviewer's choices ({client, band, template, sku}), without the revisions
+ * of exclude (decided on the page but not yet, or just, sent); band 'all'
+ * or undefined is no band condition. User input only ever goes in as a
  * parameter of pb.filter.
  */
-export function pendingFilter(f, band = f.band) {
+export function pendingFilter(f, { band = f.band, exclude = [] } = {}) {
   const parts = ["status = 'pending'"];
   const params = {};
   if (f.client) {
@@ -85,22 +130,30 @@ export function pendingFilter(f, band = f.band) {
     parts.push('sku ~ {:sku}');
     params.sku = f.sku;
   }
+  exclude.forEach((id, i) => {
+    parts.push(`id != {:x${i}}`);
+    params[`x${i}`] = id;
+  });
   return pb.filter(parts.join(' && '), params);
 }
 
 const queueFields = [
-  'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'apiClient', 'product',
+  'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'supersededFields', 'apiClient', 'product',
   'expand.product.name', 'expand.apiClient.name',
 ].join(',');
 
 /** listQueue returns one page of the pending revisions that match f. */
-export function listQueue(f, sortKey, page) {
+export function listQueue(f, sortKey, page, exclude) {
   return pb.collection('revisions').getList(page, pageSize, {
-    filter: pendingFilter(f),
-    sort: (sorts[sortKey] || sorts['confidence-desc']).sort,
+    filter: pendingFilter(f, { exclude }),
+    sort: sortOf(sortKey).sort,
     expand: 'product,apiClient',
     fields: queueFields,
   });
+}
+
+function sortOf(key) {
+  return sorts[key] || sorts['confidence-desc'];
 }
 
 /** count is how many revisions match filter. */
@@ -110,21 +163,116 @@ export async function count(filter) {
 }
 
 /** bandCounts counts the pending revisions matching f per band, whatever band f picks. */
-export async function bandCounts(f) {
-  const counts = await Promise.all(bands.map((b) => count(pendingFilter(f, b.value))));
+export async function bandCounts(f, exclude) {
+  const counts = await Promise.all(bands.map((b) => count(pendingFilter(f, { band: b.value, exclude }))));
   return Object.fromEntries(bands.map((b, i) => [b.value, counts[i]]));
 }
 
-/** getRevision reads one revision with its product (as it is now) and client. */
-export function getRevision(id) {
-  return pb.collection('revisions').getOne(id, { expand: 'product,product.attributeTemplate,apiClient' });
+/**
+ * positionOf is where pending revision rev ({id, confidence, created}) is in
+ * the queue that f and sortKey make (0 for the first), or -1 when it is not
+ * in that queue: two requests, whatever the queue's length.
+ */
+export async function positionOf(rev, f, sortKey, exclude) {
+  const s = sortOf(sortKey);
+  const filter = pendingFilter(f, { exclude });
+  const [ahead, ties] = await Promise.all([
+    count(`${filter} && ${s.before(rev)}`),
+    pb.collection('revisions').getFullList({ filter: `${filter} && ${s.ties(rev)}`, sort: s.sort, fields: 'id', batch: 500 }),
+  ]);
+  const i = ties.findIndex((r) => r.id === rev.id);
+  return i < 0 ? -1 : ahead + i;
 }
 
-/** decide records a decision: accepted (all fields, or the approved ones) or rejected. */
-export function decide(id, status, approvedFields) {
-  const body = { status };
-  if (status === 'accepted' && approvedFields) body.approvedFields = approvedFields;
-  return pb.collection('revisions').update(id, body, { fields: 'id,status,approvedFields,reviewedAt' });
+/** getRevision reads one revision with its product (as it is now), client and organization. */
+export function getRevision(id) {
+  return pb.collection('revisions').getOne(id, {
+    expand: 'product,product.attributeTemplate,product.brand,apiClient,organization',
+  });
+}
+
+const proposalFields = [
+  'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'base', 'supersededFields', 'apiClient',
+  'product', 'expand.apiClient.name',
+].join(',');
+
+/** productProposals lists every pending revision of one product, from every client, highest confidence first. */
+export function productProposals(product) {
+  return pb.collection('revisions').getFullList({
+    filter: pb.filter("status = 'pending' && product = {:product}", { product }),
+    sort: '-confidence,created,@rowid',
+    expand: 'apiClient',
+    fields: proposalFields,
+    batch: 200,
+  });
+}
+
+/**
+ * pendingOfProducts lists the pending revisions of the given products
+ * (their proposals, not their base, or only the fields named), in chunks
+ * of product ids so that no filter grows too long.
+ */
+export async function pendingOfProducts(products, fields = queueFields) {
+  const ids = [...new Set(products.filter(Boolean))];
+  const out = [];
+  for (let i = 0; i < ids.length; i += 80) {
+    const chunk = ids.slice(i, i + 80);
+    const params = {};
+    const terms = chunk.map((id, j) => {
+      params[`p${j}`] = id;
+      return `product = {:p${j}}`;
+    });
+    out.push(...await pb.collection('revisions').getFullList({
+      filter: pb.filter(`status = 'pending' && (${terms.join(' || ')})`, params),
+      sort: '-confidence,created,@rowid',
+      expand: fields.includes('expand.') ? 'apiClient' : undefined,
+      fields,
+      batch: 500,
+    }));
+  }
+  return out;
+}
+
+const optionCache = new Map(); // option id → option
+const templatesRead = new Set();
+
+/**
+ * options reads the attribute options of a template and any other options
+ * named by id (proposals may name options of their own), once each, and
+ * returns them by id.
+ */
+export async function options(template, ids = []) {
+  const parts = [];
+  const params = {};
+  if (template && !templatesRead.has(template)) {
+    parts.push('template = {:t}');
+    params.t = template;
+  }
+  [...new Set(ids.map(String))].filter((id) => id && id !== '0' && !optionCache.has(id)).forEach((id, i) => {
+    parts.push(`id = {:o${i}}`);
+    params[`o${i}`] = id;
+  });
+  if (parts.length) {
+    const list = await pb.collection('attribute_options').getFullList({
+      filter: pb.filter(parts.join(' || '), params),
+      fields: 'id,template,attribute,unit,dataType',
+      batch: 500,
+    });
+    for (const o of list) optionCache.set(o.id, o);
+    if (template) templatesRead.add(template);
+  }
+  return optionCache;
+}
+
+/**
+ * decide records a decision: body is {status, approvedFields?, reason?,
+ * comment?}. keepalive lets it finish while the page is being left.
+ */
+export function decide(id, body, { keepalive = false } = {}) {
+  return pb.collection('revisions').update(id, body, {
+    fields: 'id,status,approvedFields,reviewedAt,reason,comment',
+    keepalive,
+  });
 }
 
 /** clients lists the API clients the signed-in identity may see, active ones first. */
@@ -137,21 +285,21 @@ export function templates() {
   return pb.collection('attribute_templates').getFullList({ sort: 'name', fields: 'id,name,active' });
 }
 
-/** bulkCandidates lists the ids of client's pending revisions with confidence 80 or more. */
-export async function bulkCandidates(client) {
-  const list = await pb.collection('revisions').getFullList({
-    filter: pb.filter("status = 'pending' && apiClient = {:client} && confidenceBand = '80-100'", { client }),
-    sort: 'created,@rowid',
-    fields: 'id,sku',
-    batch: 500,
+/** bulkCandidates lists the pending revisions with confidence 80 or more, of one client or of all ('' ). */
+export function bulkCandidates(client) {
+  const filter = client
+    ? pb.filter("status = 'pending' && apiClient = {:client} && confidenceBand = '80-100'", { client })
+    : "status = 'pending' && confidenceBand = '80-100'";
+  return pb.collection('revisions').getFullList({
+    filter, sort: 'created,@rowid', expand: 'product,apiClient', fields: queueFields, batch: 500,
   });
-  return list;
 }
 
 /**
  * overview reads the reviewers' overview from the server: the acceptance
  * metrics of every API client that proposed anything, as
- * GET /api/enrichment/acceptance-rate computes them, and of all together.
+ * GET /api/enrichment/acceptance-rate computes them, and of all together,
+ * with the last weeks' decisions and the decisions by confidence.
  */
 export function overview() {
   return pb.send('/api/enrichment/review/overview', { method: 'GET' });

@@ -1,9 +1,12 @@
-// The reviewers' page: sign-in, the views (queue and overview) and the
-// keyboard. Everything goes through PocketBase's auth and records API.
+// The reviewers' page: sign-in, the views (queue and overview), the address
+// of the revision shown, decisions held for an undo, and the keyboard.
+// Everything goes through PocketBase's auth and records API.
 import * as api from './api.js';
 import { $, message } from './dom.js';
 import * as queue from './queue.js';
 import * as revision from './revision.js';
+import * as outbox from './outbox.js';
+import * as group from './group.js';
 import { showOverview } from './overview.js';
 
 const views = ['loading', 'signin', 'queue-view', 'overview-view'];
@@ -11,10 +14,6 @@ let queueLoaded = false;
 
 function showOnly(id) {
   for (const v of views) $(`#${v}`).hidden = v !== id;
-}
-
-function notify(text) {
-  $('#notice').textContent = text;
 }
 
 function showSignIn() {
@@ -54,14 +53,23 @@ async function enter() {
   $('#who-name').textContent = api.isSuperuser()
     ? `${who.email} · superuser, every organization`
     : `${who.email}${org ? ` · ${org}` : ''}`;
+  $('#who-name').title = $('#who-name').textContent;
   $('#who').hidden = false;
   $('#tabs').hidden = false;
   try {
     await queue.loadChoices();
   } catch (err) {
-    notify(`Could not load the clients and templates: ${message(err)}`);
+    outbox.say(`Could not load the clients and templates: ${message(err)}`, { error: true });
   }
   await route();
+  // note: the sign-in form is gone; the keyboard starts in the queue
+  const at = document.activeElement;
+  if (!$('#queue-view').hidden && (!at || at === document.body || !at.checkVisibility())) queue.focusList();
+}
+
+// linked is the revision the address names (#queue/ID), if any.
+function linked() {
+  return location.hash.match(/^#queue\/(\d+)$/)?.[1] ?? null;
 }
 
 // route shows the view the address names: #overview, or the queue
@@ -81,29 +89,61 @@ async function route() {
   $('#tab-queue').setAttribute('aria-current', 'page');
   showOnly('queue-view');
   $('#keys').hidden = false;
+  const wanted = linked();
   if (!queueLoaded) {
     queueLoaded = true;
-    const wanted = location.hash.match(/^#queue\/(\d+)$/)?.[1];
-    await queue.reload({ keepId: wanted });
-    if (wanted && queue.current()?.id !== wanted) await revision.show(wanted);
+    // note: a linked revision is looked for on every page of the queue;
+    // until then the first one is not shown in its place
+    if (wanted) queue.expect(wanted);
+    await queue.reload();
+    if (wanted) await queue.open(wanted, showAlone);
+  } else if (wanted && wanted !== revision.shown()?.id) {
+    await queue.open(wanted, showAlone);
   }
 }
 
-function onSelect(item) {
-  revision.show(item?.id ?? null);
-  if (item) history.replaceState(null, '', `#queue/${item.id}`);
+// onSelect shows the revision chosen in the queue and names it in the address.
+function onSelect(item, { open = false } = {}) {
+  revision.show(item?.id ?? null, { product: item?.product });
+  if (item) {
+    history.replaceState(null, '', `#queue/${item.id}`);
+    revision.prefetch(queue.next());
+    if (open) pane('revision');
+  }
 }
 
-function onDecided(id, res, err) {
-  const sku = queue.current()?.id === id ? ` (${queue.current().sku})` : '';
-  if (err) {
-    notify(`Revision #${id}${sku} was not saved: ${message(err)}`);
-    queue.reload({ keepId: id });
-    return;
-  }
-  const fields = res.status === 'accepted' && res.approvedFields?.length ? `: ${res.approvedFields.join(', ')}` : '';
-  notify(`Revision #${id}${sku} ${res.status}${fields}.`);
-  queue.decided(id);
+// showAlone shows a revision that the queue does not list (decided, or
+// filtered out); the address keeps naming it.
+function showAlone(id) {
+  revision.show(id);
+  pane('revision');
+}
+
+// pane chooses what a narrow screen shows: the list or the revision.
+function pane(which) {
+  $('#queue-view').dataset.pane = which;
+}
+
+/**
+ * hold is every decision's way out: the revisions leave the queue at once,
+ * the next one is shown, and the decisions are sent after the undo delay.
+ */
+function hold({ text, decisions, stopOnFailure = false, precheck = null, onUndo, onDone }) {
+  const ids = decisions.map((d) => d.id);
+  const shown = revision.shown()?.id;
+  outbox.hold({
+    text, decisions, stopOnFailure, precheck,
+    onUndo: () => {
+      onUndo?.();
+      if (ids.includes(shown)) queue.open(shown, showAlone);
+      else queue.reload();
+    },
+    onDone: (results) => {
+      onDone?.(results);
+      if (results.some((r) => !r.res)) queue.reload(); // what was not saved comes back
+    },
+  });
+  queue.decided(ids);
 }
 
 // typing reports whether a key goes to a text field rather than to the page.
@@ -113,21 +153,36 @@ function typing(el) {
       el.isContentEditable);
 }
 
+// leaveField takes the keyboard out of a text field (Escape): to the
+// revision from its reason or comment, to the list from a filter.
+function leaveField(el) {
+  if ($('#revision').contains(el)) $('#revision-body').focus();
+  else if ($('.queue').contains(el)) queue.focusList();
+  else el.blur();
+}
+
 function onKey(e) {
   if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
   if ($('#queue-view').hidden || $('#confirm').open) return;
   if (typing(e.target)) {
-    if (e.key === 'Escape') e.target.blur();
+    if (e.key === 'Escape') leaveField(e.target);
     return;
   }
+  // note: arrows move within a group of choices
+  if (e.target.matches?.('input[type=radio]') && e.key.startsWith('Arrow')) return;
+  const extend = e.shiftKey;
   const actions = {
-    j: () => queue.move(1),
-    ArrowDown: () => queue.move(1),
-    k: () => queue.move(-1),
-    ArrowUp: () => queue.move(-1),
+    j: () => queue.move(1), J: () => queue.move(1, { extend: true }),
+    ArrowDown: () => queue.move(1, { extend }),
+    k: () => queue.move(-1), K: () => queue.move(-1, { extend: true }),
+    ArrowUp: () => queue.move(-1, { extend }),
+    x: () => queue.toggleCurrent(),
     a: () => revision.acceptAll(),
     s: () => revision.acceptSelected(),
     r: () => revision.reject(),
+    e: () => revision.focusReason(),
+    c: () => revision.focusComment(),
+    u: () => outbox.undo(),
     '/': () => queue.focusSKU(),
   };
   let action = actions[e.key];
@@ -138,15 +193,21 @@ function onKey(e) {
 }
 
 async function boot() {
-  queue.initQueue({ onSelect });
-  revision.initRevision({ onDecided });
+  queue.initQueue({ onSelect, onGroup: (status, items) => group.decideSelected(status, items) });
+  revision.initRevision({ onDecide: hold });
+  group.initGroup({ onDecide: hold });
   $('#signin-form').addEventListener('submit', signIn);
-  $('#sign-out').addEventListener('click', () => {
+  $('#sign-out').addEventListener('click', async () => {
+    await outbox.flush(); // note: held decisions are sent with the reviewer's sign-in
     api.pb.authStore.clear();
     history.replaceState(null, '', location.pathname);
     showSignIn();
   });
   document.addEventListener('keydown', onKey);
+  document.addEventListener('queue:back', () => {
+    pane('list');
+    queue.focusList();
+  });
   window.addEventListener('hashchange', route);
   if (await api.restore()) await enter();
   else showSignIn();

@@ -97,36 +97,70 @@ function merge(segments) {
 
 /**
  * compareAttributes lines up the product's attributes now, at submission
- * (base) and as proposed, by attribute name. Proposed attributes replace or
- * add by name, so an attribute the proposal does not name is kept as it is.
- * Each row: {name, now, base, proposed (detail or undefined), isProposed,
- * status: 'added' | 'changed' | 'removed' | 'unchanged' | 'kept',
- * changedSince (now differs from base)}. Proposed rows come first.
+ * (base) and as proposed, by attribute name. Accepting replaces or adds the
+ * proposed attributes by name and keeps the others, so each row's status
+ * says what accepting does to the product as it is now: 'added' (no such
+ * attribute now), 'changed', 'unchanged', 'removed' (proposed empty) or
+ * 'kept' (not in the proposal). Each row: {name, now, base, proposed
+ * (undefined when not proposed), isProposed, status, changedSince (now
+ * differs from base)}. Proposed rows come first.
  */
 export function compareAttributes(now, base, proposed) {
   const nowBy = byName(now);
   const baseBy = byName(base);
   const propBy = byName(proposed);
-  const names = [...new Set([...propBy.keys(), ...baseBy.keys(), ...nowBy.keys()])];
+  const names = [...new Set([...propBy.keys(), ...nowBy.keys(), ...baseBy.keys()])];
   return names.map((name) => {
     const isProposed = propBy.has(name);
-    const b = baseBy.get(name);
+    const n = nowBy.get(name);
     const p = propBy.get(name);
     let status = 'kept';
     if (isProposed) {
-      if (!b) status = p ? 'added' : 'unchanged';
+      if (n === undefined || n === '') status = p ? 'added' : 'unchanged';
       else if (!p) status = 'removed';
-      else status = b === p ? 'unchanged' : 'changed';
+      else status = n === p ? 'unchanged' : 'changed';
     }
     return {
       name,
-      now: nowBy.get(name),
-      base: b,
-      proposed: isProposed ? p : b,
+      now: n,
+      base: baseBy.get(name),
+      proposed: isProposed ? p : undefined,
       isProposed,
       status,
-      changedSince: (nowBy.get(name) || '') !== (b || ''),
+      changedSince: (n || '') !== (baseBy.get(name) || ''),
     };
+  });
+}
+
+/** optionIds are the option ids attribute lists name. */
+export function optionIds(...lists) {
+  return lists.flatMap((l) => (Array.isArray(l) ? l : [])).map((a) => a?.optionId).filter(Boolean).map(String);
+}
+
+/** optionOf finds the option of attribute name in a list of attributes ({attribute, optionId}). */
+export function optionOf(list, name, byId) {
+  const a = (Array.isArray(list) ? list : []).find((x) => x?.attribute === name);
+  return a?.optionId ? byId.get(String(a.optionId)) : undefined;
+}
+
+/**
+ * collapse shortens the long unchanged stretches of a word diff: a 'same'
+ * segment longer than about keep*3 characters keeps keep characters at each
+ * end that touches a change (cut at a word) and becomes {op: 'fold', head,
+ * hidden, tail} in between, hidden holding the full text.
+ */
+export function collapse(segments, keep = 90) {
+  return segments.map((s, i) => {
+    if (s.op !== 'same') return s;
+    const text = s.b;
+    if (text.length <= keep * 3) return s;
+    const first = i === 0;
+    const last = i === segments.length - 1;
+    let head = first ? '' : text.slice(0, keep);
+    let tail = last ? '' : text.slice(text.length - keep);
+    if (head) head = head.slice(0, Math.max(head.lastIndexOf(' ') + 1, 1));
+    if (tail) tail = tail.slice(tail.indexOf(' ') + 1);
+    return { op: 'fold', head, hidden: text.slice(head.length, text.length - tail.length), tail, text };
   });
 }
 

@@ -24,6 +24,15 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** svg creates an SVG element: svg('line', {x1: 0, …}, children). */
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value !== undefined && value !== null && value !== false) el.setAttribute(key, String(value));
+  }
+  return append(el, children);
+}
+
 /** append adds children (nodes, strings, arrays of them) to el. */
 export function append(el, children) {
   for (const child of children.flat(Infinity)) {

@@ -1,7 +1,10 @@
 // The queue of pending revisions: filters, counts per band, the list with
-// its selection, paging and the bulk accept.
+// the revision shown (one Tab stop; arrows, j and k move), the revisions
+// selected for a group decision, and paging. Revisions decided on the page
+// but not yet sent (outbox.excluded) are left out of lists and counts.
 import * as api from './api.js';
 import { $, ago, h, message, replace } from './dom.js';
+import * as outbox from './outbox.js';
 
 const state = {
   filters: { client: '', band: 'all', template: '', sku: '' },
@@ -10,19 +13,23 @@ const state = {
   totalPages: 1,
   totalItems: 0,
   items: [],
-  index: -1,
+  index: -1, // the revision shown, when it is on this page
+  alone: null, // the id of a revision shown that the list does not hold
+  selected: new Map(), // id → item, for group decisions, across pages
+  anchor: -1, // where a shift-selection started
   clients: [],
   loadSeq: 0,
   loading: 0, // loads under way
   typing: false, // a SKU filter change waits to be loaded
   bandsDrawn: '', // the counts and band the band buttons show
   moves: 0, // selections made so far
+  reloadTimer: 0,
+  rivals: new Map(), // product → how many pending proposals it has
   onSelect: () => {},
-  onChange: () => {},
 };
 
-/** initQueue wires the filters; onSelect(item) runs when the selection moves. */
-export function initQueue({ onSelect }) {
+/** initQueue wires the filters; onSelect(item) runs when the revision shown moves. */
+export function initQueue({ onSelect, onGroup }) {
   state.onSelect = onSelect;
   const sort = $('#f-sort');
   replace(sort, Object.entries(api.sorts).map(([value, s]) => h('option', { value }, s.label)));
@@ -47,10 +54,13 @@ export function initQueue({ onSelect }) {
   });
   $('#page-prev').addEventListener('click', () => goToPage(state.page - 1));
   $('#page-next').addEventListener('click', () => goToPage(state.page + 1));
-  $('#bulk-start').addEventListener('click', bulkAccept);
   $('#f-client').addEventListener('change', () => {
     if (state.filters.client) $('#bulk-client').value = state.filters.client;
   });
+  $('#selection-accept').addEventListener('click', () => onGroup('accepted', [...state.selected.values()]));
+  $('#selection-reject').addEventListener('click', () => onGroup('rejected', [...state.selected.values()]));
+  $('#selection-clear').addEventListener('click', () => clearSelection());
+  $('#queue-list').addEventListener('keydown', listKeys);
 }
 
 function readFilters() {
@@ -68,7 +78,7 @@ export async function loadChoices() {
   const label = (c) => `${c.name || 'unnamed'} (#${c.id}${c.active ? '' : ', revoked'})`;
   replace($('#f-client'), h('option', { value: '' }, 'All clients'),
     clients.map((c) => h('option', { value: c.id }, label(c))));
-  replace($('#bulk-client'), clients.map((c) => h('option', { value: c.id }, label(c))));
+  replace($('#bulk-client'), h('option', { value: '' }, 'All clients'), clients.map((c) => h('option', { value: c.id }, label(c))));
   replace($('#f-template'), h('option', { value: '' }, 'All templates'),
     templates.map((t) => h('option', { value: t.id }, t.active ? t.name : `${t.name} (inactive)`)));
   // note: a choice that is not offered (another identity's) falls back to all
@@ -85,39 +95,49 @@ export function clientName(id) {
 
 /**
  * reload reads the current page and the band counts again and keeps the
- * selection on keepId when it is still there (else on the same position).
+ * revision shown on keepId when it is on the page (null: on the same
+ * position; none: nothing shown from the list).
  */
 export async function reload({ keepId } = {}) {
   const seq = ++state.loadSeq;
   const moves = state.moves;
   const startId = keepId !== undefined ? keepId : current()?.id;
+  const exclude = outbox.excluded();
   state.loading++;
   busy();
   try {
     const [list, counts] = await Promise.all([
-      api.listQueue(state.filters, state.sort, state.page),
-      api.bandCounts(state.filters),
+      api.listQueue(state.filters, state.sort, state.page, exclude),
+      api.bandCounts(state.filters, exclude),
     ]);
     if (seq !== state.loadSeq) return; // a newer load started meanwhile
     if (list.items.length === 0 && state.page > 1 && list.totalPages < state.page) {
       state.page = Math.max(1, list.totalPages);
       return reload({ keepId });
     }
-    // note: a selection made while the page loaded wins over the one before
+    // note: a move made while the page loaded wins over the one before
     const wanted = state.moves !== moves ? current()?.id : startId;
     const oldIndex = state.index;
     // note: the list is drawn again only when it changed, so that an element
     // being clicked or focused is not replaced under the pointer
-    const changed = JSON.stringify(list.items) !== JSON.stringify(state.items);
-    state.items = list.items;
+    const items = list.items.filter((r) => !outbox.excluded().includes(r.id));
+    const changed = JSON.stringify(items) !== JSON.stringify(state.items);
+    state.items = items;
     state.totalItems = list.totalItems;
     state.totalPages = Math.max(1, list.totalPages);
     if (JSON.stringify([counts, state.filters.band]) !== state.bandsDrawn) renderBands(counts);
-    if (changed) renderList();
-    else renderSummary();
-    let index = state.items.findIndex((r) => r.id === wanted);
-    if (index < 0) index = Math.min(Math.max(oldIndex, 0), state.items.length - 1);
-    select(index, { focus: false, force: true });
+    let index = state.items.findIndex((r) => r.id === (state.alone ?? wanted));
+    if (index < 0 && !state.alone) index = Math.min(Math.max(oldIndex, 0), state.items.length - 1);
+    if (changed) {
+      state.index = index;
+      renderList();
+      loadRivals();
+    } else {
+      renderSummary();
+    }
+    // note: a revision shown alone stays shown until the reviewer moves
+    if (index >= 0 || !state.alone) select(index, { force: changed || index !== oldIndex });
+    else markCurrent();
   } catch (err) {
     if (seq !== state.loadSeq) return;
     $('#queue-summary').textContent = `Could not load the queue: ${message(err)}`;
@@ -125,6 +145,12 @@ export async function reload({ keepId } = {}) {
     state.loading--;
     busy();
   }
+}
+
+/** reloadSoon reloads once the reviewer pauses: decisions in a row share one reload. */
+export function reloadSoon() {
+  clearTimeout(state.reloadTimer);
+  state.reloadTimer = setTimeout(() => reload(), 400);
 }
 
 // busy marks the list as busy (aria-busy) while it is being loaded.
@@ -161,21 +187,61 @@ function renderBands(counts) {
 
 function renderList() {
   const list = $('#queue-list');
+  const hadFocus = list.contains(document.activeElement);
   replace(list, state.items.map((r, i) => {
     const fields = api.fieldNames.filter((f) => r.proposed && Object.hasOwn(r.proposed, f));
-    return h('li', {},
+    const rivals = state.rivals.get(r.product) || 0;
+    return h('li', { class: state.selected.has(r.id) ? 'picked' : null },
+      h('input', {
+        type: 'checkbox', class: 'sel', tabindex: '-1', checked: state.selected.has(r.id),
+        'aria-label': `Select ${r.sku}`, dataset: { id: r.id },
+        onclick: (e) => toggle(i, { range: e.shiftKey }),
+      }),
       h('button', {
-        type: 'button', class: 'item', dataset: { id: r.id, sku: r.sku },
-        onclick: () => select(i, { focus: true }),
+        type: 'button', class: 'item', dataset: { id: r.id, sku: r.sku }, tabindex: '-1',
+        onclick: (e) => (e.shiftKey ? toggle(i, { range: true }) : select(i, { focus: true, open: true })),
       },
       h('span', { class: `conf band-${r.confidenceBand || 'none'}`, title: 'Confidence' },
         r.confidenceBand ? String(r.confidence) : '–'),
       h('span', { class: 'sku' }, r.sku),
       h('span', { class: 'pname' }, r.expand?.product?.name || '(product gone)'),
       h('span', { class: 'meta' },
+        rivalsMark(rivals),
         `${r.expand?.apiClient?.name || clientName(r.apiClient)} · ${fields.join(', ')} · ${ago(r.created)}`)));
   }));
+  markCurrent();
+  if (hadFocus) focusCurrent();
   renderSummary();
+  renderSelection();
+}
+
+// rivalsMark says that n proposals wait for one product, when they compete.
+function rivalsMark(n) {
+  return n > 1 ? h('span', { class: 'rivals', title: `${n} pending proposals for this product` }, `${n} proposals · `) : null;
+}
+
+// loadRivals counts the pending proposals of each product on the page, for
+// the "n proposals" marks; a failure leaves the marks out.
+async function loadRivals() {
+  const seq = state.loadSeq;
+  try {
+    const all = await api.pendingOfProducts(state.items.map((r) => r.product), 'id,product');
+    if (seq !== state.loadSeq) return;
+    const rivals = new Map();
+    const held = outbox.excluded();
+    for (const r of all) if (!held.includes(r.id)) rivals.set(r.product, (rivals.get(r.product) || 0) + 1);
+    state.rivals = rivals;
+    for (const li of $('#queue-list').children) {
+      const item = state.items.find((r) => r.id === li.querySelector('.item')?.dataset.id);
+      const meta = li.querySelector('.meta');
+      if (!item || !meta) continue;
+      meta.querySelector('.rivals')?.remove();
+      const mark = rivalsMark(rivals.get(item.product) || 0);
+      if (mark) meta.prepend(mark);
+    }
+  } catch {
+    // the marks are a hint; the revision view lists the competitors itself
+  }
 }
 
 function renderSummary() {
@@ -189,36 +255,72 @@ function renderSummary() {
   $('#page-next').disabled = state.page >= state.totalPages;
 }
 
-/** current is the selected revision of the list, if any. */
+function renderSelection() {
+  const n = state.selected.size;
+  $('#selection').hidden = n === 0;
+  $('#selection-count').textContent = `${n} selected`;
+  for (const li of $('#queue-list').children) {
+    const id = li.querySelector('.item')?.dataset.id;
+    const on = state.selected.has(id);
+    li.classList.toggle('picked', on);
+    const box = li.querySelector('.sel');
+    if (box) box.checked = on;
+  }
+}
+
+// markCurrent marks the revision shown and makes it the list's one Tab stop.
+function markCurrent() {
+  const items = [...$('#queue-list').querySelectorAll('.item')];
+  items.forEach((el, i) => {
+    if (i === state.index) el.setAttribute('aria-current', 'true');
+    else el.removeAttribute('aria-current');
+    el.tabIndex = i === Math.max(state.index, 0) ? 0 : -1;
+  });
+}
+
+function focusCurrent() {
+  $('#queue-list').querySelectorAll('.item')[Math.max(state.index, 0)]?.focus();
+}
+
+/** current is the revision shown, when it is on this page of the list. */
 export function current() {
   return state.items[state.index];
 }
 
-/** select moves the selection to index and shows that revision. */
-export function select(index, { focus = false, force = false } = {}) {
+/**
+ * select shows the revision at index of the list (-1: none from the list).
+ * open: the reviewer chose it (on a phone, the revision takes the screen).
+ */
+export function select(index, { focus = false, force = false, open = false } = {}) {
   if (index < 0 || index >= state.items.length) {
     state.index = -1;
+    markCurrent();
     state.onSelect(null);
     return;
   }
-  if (index === state.index && !force) return;
+  if (index === state.index && !force) {
+    if (open) state.onSelect(state.items[index], { open });
+    return;
+  }
+  state.alone = null;
   state.index = index;
   state.moves++;
-  for (const [i, el] of [...$('#queue-list').querySelectorAll('.item')].entries()) {
-    if (i === index) el.setAttribute('aria-current', 'true');
-    else el.removeAttribute('aria-current');
-  }
+  markCurrent();
   const el = $('#queue-list').querySelectorAll('.item')[index];
-  el.scrollIntoView({ block: 'nearest' });
-  if (focus) el.focus();
-  state.onSelect(state.items[index]);
+  el?.scrollIntoView({ block: 'nearest' });
+  if (focus) el?.focus();
+  state.onSelect(state.items[index], { open });
 }
 
-/** move goes to the next (+1) or previous (-1) revision, across pages. */
-export async function move(step) {
-  const next = state.index + step;
+/** move goes to the next (+1) or previous (-1) revision, across pages; extend: select on the way. */
+export async function move(step, { extend = false } = {}) {
+  const focus = $('#queue-list').contains(document.activeElement);
+  if (extend && state.index >= 0) setSelected(state.items[state.index], true);
+  const next = state.index < 0 ? 0 : state.index + step;
   if (next >= 0 && next < state.items.length) {
-    select(next, { focus: true });
+    if (extend) setSelected(state.items[next], true);
+    select(next, { focus });
+    renderSelection();
   } else if (step > 0 && state.page < state.totalPages) {
     state.page++;
     state.index = 0;
@@ -230,24 +332,111 @@ export async function move(step) {
   }
 }
 
-/** decided takes a decided revision off the list and selects the next one. */
-export function decided(id) {
-  const i = state.items.findIndex((r) => r.id === id);
-  if (i < 0) return;
-  state.items.splice(i, 1);
-  state.totalItems--;
-  if (state.index > i) state.index--;
-  else if (state.index === i) state.index = Math.min(i, state.items.length - 1);
-  const next = state.items[state.index];
-  if (!next) {
-    renderList(); // note: the reload finds the list as empty as this one and would not draw it
+// listKeys: Space selects the focused revision, Home and End jump.
+function listKeys(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === ' ') {
+    e.preventDefault();
+    toggleCurrent({ range: e.shiftKey });
+  } else if (e.key === 'Home' || e.key === 'End') {
+    e.preventDefault();
+    select(e.key === 'Home' ? 0 : state.items.length - 1, { focus: true });
+  }
+}
+
+/** toggleCurrent selects or unselects the revision shown (shift: the range from the last one). */
+export function toggleCurrent({ range = false } = {}) {
+  if (state.index >= 0) toggle(state.index, { range });
+}
+
+function toggle(i, { range = false }) {
+  const item = state.items[i];
+  if (!item) return;
+  if (range && state.anchor >= 0 && state.anchor < state.items.length) {
+    const [a, b] = [Math.min(state.anchor, i), Math.max(state.anchor, i)];
+    for (let j = a; j <= b; j++) setSelected(state.items[j], true);
+  } else {
+    setSelected(item, !state.selected.has(item.id));
+  }
+  state.anchor = i;
+  renderSelection();
+}
+
+function setSelected(item, on) {
+  if (on) state.selected.set(item.id, item);
+  else state.selected.delete(item.id);
+}
+
+/** clearSelection unselects every revision. */
+export function clearSelection() {
+  state.selected.clear();
+  state.anchor = -1;
+  renderSelection();
+}
+
+/**
+ * decided takes revisions decided on the page off the list (and off the
+ * selection) and shows the next one; the list and counts are read again
+ * once the reviewer pauses.
+ */
+export function decided(ids) {
+  const gone = new Set(ids);
+  for (const id of ids) state.selected.delete(id);
+  const shownId = current()?.id ?? state.alone;
+  const wasShown = shownId && gone.has(shownId);
+  if (wasShown) state.alone = null;
+  const before = state.items.slice(0, Math.max(state.index, 0)).filter((r) => gone.has(r.id)).length;
+  const removed = state.items.filter((r) => gone.has(r.id));
+  state.items = state.items.filter((r) => !gone.has(r.id));
+  state.totalItems = Math.max(0, state.totalItems - removed.length);
+  for (const r of removed) {
+    for (const band of ['all', r.confidenceBand || '']) {
+      const count = $(`#bands .band[data-band="${band}"] .count`);
+      if (count) count.textContent = String(Math.max(0, Number(count.textContent) - 1));
+    }
+  }
+  if (state.index >= 0) state.index = Math.min(state.index - before, state.items.length - 1);
+  renderList();
+  if (state.items.length === 0) {
     reload({ keepId: null }); // the page is empty: the next page moves up
+  } else if (wasShown || (state.index < 0 && !state.alone)) {
+    select(Math.max(state.index, 0), { force: true });
+    reloadSoon();
+  } else {
+    reloadSoon();
+  }
+}
+
+/**
+ * open shows revision id, on the page of the list that holds it: a link
+ * (#queue/ID), an undo. A revision the list does not hold (decided, or
+ * filtered out) is shown with nothing marked in the list.
+ */
+export async function open(id, showAlone) {
+  let index = state.items.findIndex((r) => r.id === id);
+  if (index >= 0) {
+    select(index, { force: true, open: true });
     return;
   }
-  const hadFocus = document.activeElement?.classList.contains('item');
-  renderList();
-  select(state.index, { force: true, focus: hadFocus });
-  reload({ keepId: next.id }); // fresh counts, and anything others decided
+  try {
+    const rev = await api.pb.collection('revisions').getOne(id, { fields: 'id,status,confidence,created' });
+    const pos = rev.status === 'pending' ? await api.positionOf(rev, state.filters, state.sort, outbox.excluded()) : -1;
+    if (pos >= 0) {
+      state.page = Math.floor(pos / api.pageSize) + 1;
+      await reload({ keepId: id });
+      index = state.items.findIndex((r) => r.id === id);
+      if (index >= 0) {
+        select(index, { force: true, open: true });
+        return;
+      }
+    }
+  } catch {
+    // not found or not readable: the revision view says so
+  }
+  state.index = -1;
+  state.alone = id;
+  markCurrent();
+  showAlone(id);
 }
 
 /** focusSKU puts the cursor in the SKU filter. */
@@ -256,66 +445,22 @@ export function focusSKU() {
   $('#f-sku').select();
 }
 
-// bulkAccept accepts, after a confirmation that says how many, every
-// pending revision of the chosen client with confidence 80 or more, one at
-// a time; a revision decided meanwhile fails alone and is reported.
-async function bulkAccept() {
-  const client = $('#bulk-client').value;
-  const status = $('#bulk-status');
-  const failures = $('#bulk-failures');
-  replace(failures);
-  if (!client) {
-    status.textContent = 'Choose an API client first.';
-    return;
-  }
-  status.textContent = 'Counting…';
-  let ids;
-  try {
-    ids = await api.bulkCandidates(client);
-  } catch (err) {
-    status.textContent = `Could not list the revisions: ${message(err)}`;
-    return;
-  }
-  const name = clientName(client);
-  if (ids.length === 0) {
-    status.textContent = `No pending revision of “${name}” has confidence 80 or more.`;
-    return;
-  }
-  const noun = ids.length === 1 ? 'revision' : 'revisions';
-  status.textContent = 'Waiting for confirmation…';
-  const ok = await confirmDialog(`Accept ${ids.length} pending ${noun} of “${name}” with confidence 80 or more? ` +
-    'Every proposed field of each is applied to its product.', `Accept ${ids.length}`);
-  if (!ok) {
-    status.textContent = 'Cancelled; nothing was changed.';
-    return;
-  }
-  let done = 0;
-  let failed = 0;
-  $('#bulk-start').disabled = true;
-  for (const r of ids) {
-    status.textContent = `Accepting… ${done + failed + 1} of ${ids.length}`;
-    try {
-      await api.decide(r.id, 'accepted');
-      done++;
-    } catch (err) {
-      failed++;
-      failures.append(h('li', {}, `#${r.id} ${r.sku}: ${message(err)}`));
-    }
-  }
-  $('#bulk-start').disabled = false;
-  status.textContent = `Accepted ${done} of ${ids.length}` + (failed ? `; ${failed} failed (listed below).` : '.');
-  await reload();
+/** filters are the reviewer's current choices, for group decisions. */
+export function filters() {
+  return state.filters;
 }
 
-/** confirmDialog asks a yes/no question in the page's modal dialog. */
-export function confirmDialog(text, okLabel) {
-  const dialog = $('#confirm');
-  $('#confirm-text').textContent = text;
-  $('#confirm-ok').textContent = okLabel;
-  return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
-    dialog.returnValue = '';
-    dialog.showModal();
-    $('#confirm-ok').focus();
-  });
+/** expect marks revision id as the one to show when the list holds it (a link): no other is shown meanwhile. */
+export function expect(id) {
+  state.alone = id;
+}
+
+/** next is the revision after the one shown, to read ahead. */
+export function next() {
+  return state.items[state.index + 1];
+}
+
+/** focusList puts the focus on the list's revision shown (its one Tab stop). */
+export function focusList() {
+  focusCurrent();
 }

@@ -1,258 +1,329 @@
-// The revision view: for each proposed field the product's value now, when
-// the proposal was made and as proposed, side by side, with the decision
-// buttons.
+// The revision view: the product's context, each proposed field as a diff
+// against the product now, the reason and comment, and the decision
+// buttons. When other proposals wait for the same product, they are shown
+// together (compete.js) so the reviewer picks one value per field.
 import * as api from './api.js';
 import { $, h, message, replace, when } from './dom.js';
-import { changedSince, compareAttributes, compareLists, wordDiff } from './diff.js';
+import { changedSince, optionIds } from './diff.js';
+import { fieldBlock, labels } from './fields.js';
+import { pendingFields } from './plan.js';
+import * as compete from './compete.js';
+import { askReason, reasonAndComment, resetReason, setStatus, why } from './why.js';
 
-const labels = { name: 'Name', slug: 'Slug', description: 'Description', attributes: 'Attributes', files: 'Files' };
+const state = {
+  id: null, rev: null, proposals: null, seq: 0,
+  alone: false, // the reviewer asked for this proposal alone, not with its competitors
+  cache: new Map(), // id → {at, data}: revisions read ahead
+  onDecide: () => {},
+};
 
-const state = { id: null, rev: null, seq: 0, busy: false, onDecided: () => {} };
-
-/** initRevision sets what happens after a decision (onDecided(id)). */
-export function initRevision({ onDecided }) {
-  state.onDecided = onDecided;
+/** initRevision sets what a decision does: onDecide({text, decisions, stopOnFailure, precheck}). */
+export function initRevision({ onDecide }) {
+  state.onDecide = onDecide;
 }
 
-/** shown is the id of the revision on screen, if any. */
+/** shown is the revision on screen, if any. */
 export function shown() {
-  return state.rev?.id ?? null;
+  return state.rev;
 }
 
-/** show reads revision id (fresh, with its product as it is now) and renders it. */
-export async function show(id, { force = false } = {}) {
-  const panel = $('#revision');
+// load reads a revision with the product's pending proposals and the
+// attribute options its values need.
+async function load(id, product) {
+  const [rev, early] = await Promise.all([api.getRevision(id), product ? api.productProposals(product) : null]);
+  let proposals = early;
+  if (rev.status !== 'pending' || !rev.product) proposals = [];
+  else if (!proposals || rev.product !== product) proposals = await api.productProposals(rev.product);
+  const p = rev.expand?.product;
+  const lists = [p?.attributes, rev.proposed?.attributes, rev.base?.attributes,
+    ...proposals.map((x) => x.proposed?.attributes)];
+  const options = lists.some((l) => Array.isArray(l) && l.length)
+    ? await api.options(p?.attributeTemplate, optionIds(...lists)) : new Map();
+  return { rev, proposals, options };
+}
+
+/** prefetch reads a revision ahead ({id, product}), so that it shows at once when the reviewer gets to it. */
+export function prefetch(item) {
+  if (!item || state.cache.has(item.id)) return;
+  const entry = { at: Date.now(), data: load(item.id, item.product) };
+  entry.data.catch(() => state.cache.delete(item.id));
+  state.cache.set(item.id, entry);
+  for (const key of [...state.cache.keys()].slice(0, -3)) state.cache.delete(key);
+}
+
+/**
+ * show reads revision id (fresh, with its product as it is now; or as read
+ * ahead in the last 15 s) and renders it. product: its product, when known,
+ * is read alongside.
+ */
+export async function show(id, { product, force = false } = {}) {
+  const body = $('#revision-body');
   if (!id) {
     state.id = null;
     state.rev = null;
-    replace(panel, h('p', { class: 'muted center' }, 'Nothing to review here.'));
+    replace(body, h('p', { class: 'muted center' }, 'Nothing to review here.'));
+    replace($('#decide-actions'));
     return;
   }
   if (id === state.id && !force) return;
+  if (id !== state.id) state.alone = false;
+  const refocus = focusInside();
   state.id = id;
+  resetReason();
   const seq = ++state.seq;
-  panel.setAttribute('aria-busy', 'true');
+  body.setAttribute('aria-busy', 'true');
   try {
-    const rev = await api.getRevision(id);
+    const ahead = state.cache.get(id);
+    state.cache.delete(id);
+    const data = await (ahead && !force && Date.now() - ahead.at < 15000 ? ahead.data : load(id, product));
     if (seq !== state.seq) return;
-    state.rev = rev;
-    render(panel, rev);
+    state.rev = data.rev;
+    state.proposals = data.proposals;
+    state.options = data.options;
+    render();
+    restoreFocus(refocus);
   } catch (err) {
     if (seq !== state.seq) return;
     state.rev = null;
-    replace(panel, h('p', { class: 'error center', role: 'alert' },
+    replace($('#decide-actions'));
+    replace(body, h('p', { class: 'error center', role: 'alert' },
       err.status === 404 ? `Revision ${id} was not found.` : `Could not load revision ${id}: ${message(err)}`));
   } finally {
-    if (seq === state.seq) panel.removeAttribute('aria-busy');
+    if (seq === state.seq) body.removeAttribute('aria-busy');
   }
 }
 
-function proposedFields(rev) {
-  return api.fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f));
+// focusInside is the id of the element of the revision view that has the
+// focus (a decision button, say), to focus its like in the next revision.
+function focusInside() {
+  const el = document.activeElement;
+  return el && $('#revision').contains(el) ? el.id || 'revision-body' : null;
 }
 
-function render(panel, rev) {
+function restoreFocus(id) {
+  if (!id) return;
+  const el = document.getElementById(id);
+  (el && !el.disabled && $('#revision').contains(el) ? el : $('#revision-body')).focus({ preventScroll: false });
+}
+
+/** organization is the revision's organization record (its rules for reasons and age). */
+function organization(rev) {
+  return rev.expand?.organization || api.pb.authStore.record?.expand?.organization || {};
+}
+
+// overdue tells whether a pending revision waited longer than its
+// organization allows: the server expires it at the first attempt.
+function overdue(rev) {
+  const days = Number(organization(rev).proposalTtlDays || 0);
+  if (rev.status !== 'pending' || days <= 0) return false;
+  const created = new Date(String(rev.created).replace(' ', 'T')).getTime();
+  return created + days * 86400000 < Date.now();
+}
+
+function render() {
+  const rev = state.rev;
   const product = rev.expand?.product;
-  const fields = proposedFields(rev);
-  const changed = product ? fields.filter((f) => changedSince(f, product[f], rev.base?.[f])) : [];
-  const pending = rev.status === 'pending';
+  const decidable = rev.status === 'pending' && !overdue(rev);
+  const rivals = decidable ? state.proposals.filter((p) => p.id !== rev.id) : [];
+  const together = rivals.length > 0 && !state.alone;
+  const head = header(rev, product);
+  if (together) {
+    const all = [rev, ...rivals].map((p) => (p.id === rev.id ? { ...p, ...rev } : p));
+    const view = compete.render(all, {
+      rev, product, options: state.options, org: organization(rev),
+      onAlone: () => { state.alone = true; render(); },
+      onDecide: (d) => state.onDecide(d),
+    });
+    replace($('#revision-body'), head, view.body);
+    replace($('#decide-actions'), view.actions);
+    return;
+  }
+  const fields = api.fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f));
+  const pending = pendingFields(rev);
+  const changed = decidable && product ? pending.filter((f) => changedSince(f, product[f], rev.base?.[f])) : [];
+  replace($('#revision-body'),
+    head,
+    warnings(rev, product, changed),
+    rev.status === 'pending' ? null : closedNote(rev),
+    rivals.length ? h('p', { class: 'rivals-note' },
+      `${rivals.length} other pending proposal${rivals.length === 1 ? '' : 's'} for this product. `,
+      h('button', { type: 'button', class: 'link-button', id: 'show-together', onclick: () => { state.alone = false; render(); } },
+        'Compare them together')) : null,
+    h('div', { class: 'fields' }, fields.map((f, i) => fieldBlock(f, i + 1, rev, {
+      product, options: state.options, decidable, changed: changed.includes(f),
+      state: fieldState(rev, f), now: rev.status === 'pending',
+    }))),
+    decidable ? why(organization(rev)) : null);
+  replace($('#decide-actions'), decidable ? decisionButtons(rev, product, pending) : null);
+}
+
+// header names the revision and shows its product's context.
+function header(rev, product) {
   const client = rev.expand?.apiClient?.name || `client #${rev.apiClient}`;
-  const template = product?.expand?.attributeTemplate?.name;
-  const confidence = rev.confidenceBand ? `confidence ${rev.confidence} (band ${rev.confidenceBand})` : 'no confidence given';
-
-  const warnings = [];
-  if (!product) {
-    warnings.push('The product of this revision no longer exists: it can only be rejected.');
-  } else if (!product.active) {
-    warnings.push('The product is inactive: this revision can only be rejected.');
-  }
-  if (changed.length) {
-    warnings.push(`The product changed since this proposal was made (${changed.map((f) => labels[f]).join(', ')}): ` +
-      'compare “Now” with “When proposed” before accepting. Accepting applies the proposed value over the current one.');
-  }
-
-  replace(panel,
+  const confidence = rev.confidenceBand ? `confidence ${rev.confidence} (${api.bandLabel(rev.confidenceBand)})` : 'no confidence given';
+  return [
     h('header', { class: 'rev-head' },
+      h('button', { type: 'button', class: 'back link-button', onclick: () => document.dispatchEvent(new Event('queue:back')) }, '‹ Queue'),
       h('h2', { id: 'rev-title' }, h('span', { class: 'sku' }, rev.sku), ' ', product?.name || ''),
       h('p', { class: 'meta' },
         `Revision #${rev.id} · from ${client} · ${confidence} · proposed ${when(rev.created)}`,
-        template ? ` · template ${template}` : '')),
-    warnings.length ? h('div', { class: 'warning', role: 'alert', id: 'rev-warning' }, warnings.map((w) => h('p', {}, '⚠ ', w))) : null,
-    pending ? null : decidedNote(rev),
-    h('div', { class: 'fields' }, fields.map((f, i) => fieldBlock(f, i, rev, product, changed.includes(f), pending))),
-    pending ? decisionBar(fields) : null);
+        rev.status === 'pending' ? null : [' · ', h('span', { class: `badge status st-${rev.status}` }, rev.status)])),
+    context(product),
+  ];
 }
 
-function decidedNote(rev) {
-  const which = rev.status === 'accepted' && rev.approvedFields?.length ? ` (fields: ${rev.approvedFields.join(', ')})` : '';
-  return h('p', { class: `decided st-${rev.status}`, role: 'status' },
-    `This revision was ${rev.status}${which} on ${when(rev.reviewedAt)} by ${rev.reviewer || 'someone'}.`);
+/** context shows what the product is: image, brand, categories, template, and its dashboard record. */
+export function context(product) {
+  if (!product) return h('div', { class: 'context' }, h('p', { class: 'muted' }, 'The product of this revision no longer exists.'));
+  const image = (Array.isArray(product.images) ? product.images : []).find((u) => /^https?:\/\//i.test(String(u)));
+  const categories = Array.isArray(product.categories) ? product.categories.map(String) : [];
+  const fact = (term, value) => (value ? [h('dt', {}, term), h('dd', {}, value)] : null);
+  return h('div', { class: 'context', id: 'product-context' },
+    image ? h('img', {
+      src: image, alt: '', width: '64', height: '64', loading: 'lazy', referrerpolicy: 'no-referrer', class: 'thumb',
+      onerror: (e) => e.target.replaceWith(h('span', { class: 'thumb none', title: 'The image could not be loaded' }, 'no image')),
+    }) : h('span', { class: 'thumb none' }, 'no image'),
+    h('dl', {},
+      fact('Brand', product.expand?.brand?.name),
+      fact('Categories', categories.join(' › ')),
+      fact('Template', product.expand?.attributeTemplate?.name),
+      product.active ? null : fact('Status', 'inactive')),
+    h('a', {
+      href: `/_/#/collections?collection=products&record=${encodeURIComponent(product.id)}`, target: '_blank', rel: 'noopener',
+      class: 'dashboard', title: 'The product in the dashboard (superusers)',
+    }, 'Dashboard record'));
 }
 
-function fieldBlock(field, i, rev, product, changed, pending) {
-  const now = product?.[field];
-  const base = rev.base?.[field];
-  const proposed = rev.proposed[field];
-  const head = h('div', { class: 'field-head' },
-    pending
-      ? [h('input', { type: 'checkbox', id: `pick-${field}`, class: 'pick', checked: true, dataset: { field } }),
-        h('label', { for: `pick-${field}` }, h('kbd', {}, String(i + 1)), ' ', labels[field])]
-      : h('h3', {}, labels[field]),
-    changed ? h('span', { class: 'badge warn' }, 'changed since proposal') : null);
-  let body;
-  if (field === 'attributes') body = attributesTable(now, base, proposed);
-  else if (field === 'files') body = columns(list(now), ...filesCompared(base, proposed));
-  else body = columns(text(now), ...textCompared(base, proposed));
-  return h('section', { class: `field-block${changed ? ' changed' : ''}`, dataset: { field } }, head, body);
+function warnings(rev, product, changed) {
+  const out = [];
+  if (rev.status === 'pending') {
+    if (overdue(rev)) {
+      out.push(`This proposal waited longer than the organization allows (${organization(rev).proposalTtlDays} days): ` +
+        'it expires and cannot be decided.');
+    } else if (!product) {
+      out.push('The product of this revision no longer exists: it can only be rejected.');
+    } else if (!product.active) {
+      out.push('The product is inactive: this revision can only be rejected.');
+    }
+    if (changed.length) {
+      out.push(`The product changed since this proposal was made (${changed.map((f) => labels[f]).join(', ')}): ` +
+        'each diff shows what accepting does to the product as it is now.');
+    }
+  }
+  return out.length ? h('div', { class: 'warning', role: 'alert', id: 'rev-warning' }, out.map((w) => h('p', {}, '⚠ ', w))) : null;
 }
 
-function columns(now, base, proposed) {
-  const col = (cls, title, content) => h('div', { class: `col ${cls}` }, h('h4', {}, title), h('div', { class: 'val' }, content));
-  return h('div', { class: 'cols' },
-    col('now', 'Now', now),
-    col('base', 'When proposed', base),
-    col('proposed', 'Proposed', proposed));
+/** fieldState is one proposed field's state, as GET /api/enrichment/revisions shows it. */
+export function fieldState(rev, field) {
+  if ((rev.supersededFields || []).includes(field)) return 'superseded';
+  switch (rev.status) {
+    case 'accepted': return (rev.approvedFields || []).includes(field) ? 'applied' : 'not_applied';
+    case 'rejected': return 'not_applied';
+    case 'expired': return 'expired';
+    case 'superseded': return 'superseded';
+    default: return 'pending';
+  }
 }
 
-function empty() {
-  return h('span', { class: 'empty' }, '(empty)');
+function closedNote(rev) {
+  const parts = [];
+  if (rev.status === 'superseded') {
+    parts.push(`Superseded on ${when(rev.closedAt)}: the same client sent a newer proposal for these fields`);
+    if (rev.supersededBy) parts.push(' (', h('a', { href: `#queue/${rev.supersededBy}` }, `revision #${rev.supersededBy}`), ')');
+    parts.push('. It cannot be decided.');
+  } else if (rev.status === 'expired') {
+    parts.push(`Expired on ${when(rev.closedAt)}: it waited longer than the organization allows. It cannot be decided.`);
+  } else {
+    const which = rev.status === 'accepted' && rev.approvedFields?.length ? ` (${rev.approvedFields.join(', ')})` : '';
+    parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${rev.reviewer || 'someone'}.`);
+    if (rev.reason) parts.push(` Reason: ${api.reasonLabel(rev.reason)}.`);
+    if (rev.comment) parts.push(' Comment: “', rev.comment, '”');
+  }
+  return h('p', { class: `decided st-${rev.status}`, role: 'status', id: 'closed-note' }, parts);
 }
 
-function text(value) {
-  return value ? String(value) : empty();
-}
-
-// textCompared renders base with removed words struck and the proposal
-// with added words marked.
-function textCompared(base, proposed) {
-  const segments = wordDiff(base ?? '', proposed ?? '');
-  const side = (keep, mark, tag) => {
-    const out = segments.flatMap((s) => {
-      if (s.op === 'same') return [s[keep]];
-      if (s.op === mark) return [h(tag, {}, s.text)];
-      return [];
-    });
-    return out.some((x) => x !== '') ? out : [empty()];
-  };
-  return [side('a', 'del', 'del'), side('b', 'ins', 'ins')];
-}
-
-function list(items) {
-  if (!Array.isArray(items) || items.length === 0) return empty();
-  return h('ul', { class: 'files' }, items.map((f) => h('li', {}, String(f))));
-}
-
-function filesCompared(base, proposed) {
-  const c = compareLists(base, proposed);
-  const render = (rows, mark, tag, note) => (rows.length === 0 ? empty() : h('ul', { class: 'files' },
-    rows.map((r) => h('li', {}, r.op === mark ? [h(tag, {}, r.text), h('span', { class: 'note' }, ` ${note}`)] : r.text))));
-  return [render(c.base, 'del', 'del', 'removed'), render(c.proposed, 'ins', 'ins', 'added')];
-}
-
-const statusLabel = {
-  added: 'added', changed: 'changed', removed: 'removed', unchanged: 'unchanged', kept: 'not in proposal',
-};
-
-function attributesTable(now, base, proposed) {
-  const rows = compareAttributes(now, base, proposed);
-  // attributes the proposal leaves alone are folded away, unless they changed since
-  const shown = rows.filter((r) => r.isProposed || r.changedSince);
-  const folded = rows.filter((r) => !r.isProposed && !r.changedSince);
-  const cell = (v) => (v === undefined ? h('span', { class: 'empty' }, '—') : v === '' ? empty() : v);
-  const row = (r) => {
-    let b = cell(r.base);
-    let p = cell(r.proposed);
-    if (r.status === 'changed') [b, p] = textCompared(r.base, r.proposed);
-    else if (r.status === 'added') p = h('ins', {}, r.proposed);
-    else if (r.status === 'removed') b = h('del', {}, r.base);
-    return h('tr', { class: `st-${r.status}${r.changedSince ? ' changed-since' : ''}`, dataset: { attribute: r.name } },
-      h('th', { scope: 'row' }, r.name),
-      h('td', {}, cell(r.now), r.changedSince ? h('span', { class: 'badge warn' }, 'changed') : null),
-      h('td', {}, b), h('td', {}, p),
-      h('td', {}, h('span', { class: `badge st-${r.status}` }, statusLabel[r.status])));
-  };
-  const more = h('tbody', { class: 'folded', hidden: true }, folded.map(row));
-  const noun = folded.length === 1 ? 'attribute' : 'attributes';
-  const toggle = h('button', {
-    type: 'button', class: 'link-button', 'aria-expanded': 'false',
-    onclick: () => {
-      more.hidden = !more.hidden;
-      toggle.setAttribute('aria-expanded', String(!more.hidden));
-      toggle.textContent = `${more.hidden ? 'Show' : 'Hide'} ${folded.length} ${noun} not in the proposal`;
-    },
-  }, `Show ${folded.length} ${noun} not in the proposal`);
-  return h('table', { class: 'attrs' },
-    h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, 'Attribute'), h('th', { scope: 'col' }, 'Now'),
-      h('th', { scope: 'col' }, 'When proposed'), h('th', { scope: 'col' }, 'Proposed'),
-      h('th', { scope: 'col' }, 'Change'))),
-    h('tbody', {}, shown.map(row)),
-    folded.length ? h('tbody', {}, h('tr', { class: 'more' }, h('td', { colspan: '5' }, toggle))) : null,
-    more);
-}
-
-function decisionBar(fields) {
-  return h('div', { class: 'decide', role: 'group', 'aria-label': 'Decision' },
-    h('button', { type: 'button', class: 'primary', id: 'accept-all', onclick: () => acceptAll() },
+function decisionButtons(rev, product, pending) {
+  const canAccept = Boolean(product?.active);
+  return [
+    h('button', { type: 'button', class: 'primary', id: 'accept-all', disabled: !canAccept, onclick: () => acceptAll() },
       'Accept all ', h('kbd', {}, 'a')),
-    h('button', { type: 'button', id: 'accept-selected', onclick: () => acceptSelected() },
-      'Accept selected ', h('kbd', {}, 's')),
+    h('button', { type: 'button', id: 'accept-selected', disabled: !canAccept, onclick: () => acceptSelected() },
+      'Accept ticked ', h('kbd', {}, 's')),
     h('button', { type: 'button', class: 'danger', id: 'reject', onclick: () => reject() },
       'Reject ', h('kbd', {}, 'r')),
-    h('span', { class: 'small muted' }, `${fields.length} field${fields.length === 1 ? '' : 's'} proposed`),
-    h('p', { id: 'decision-status', role: 'status', class: 'small' }));
+    h('span', { class: 'small muted' }, `${pending.length} field${pending.length === 1 ? '' : 's'} to decide`),
+    h('p', { id: 'decision-status', role: 'status', class: 'small' }),
+  ];
 }
 
-function selectedFields() {
-  return [...document.querySelectorAll('#revision .pick')].filter((c) => c.checked).map((c) => c.dataset.field);
+function together() {
+  return $('#revision-body .compete');
 }
 
-/** toggleField selects or unselects the n-th proposed field (1-based). */
+/** toggleField ticks or unticks the n-th proposed field (1-based); with competitors, goes to the n-th field's choice. */
 export function toggleField(n) {
+  if (together()) return compete.focusField(n);
   const box = document.querySelectorAll('#revision .pick')[n - 1];
   if (box) box.checked = !box.checked;
 }
 
-/** acceptAll accepts every proposed field of the revision on screen. */
+/** acceptAll accepts every pending field of the revision on screen (with competitors: applies the choices). */
 export function acceptAll() {
+  if (together()) return compete.apply();
   return decideShown('accepted', null);
 }
 
-/** acceptSelected accepts the selected fields only. */
+/** acceptSelected accepts the ticked fields only. */
 export function acceptSelected() {
-  const fields = selectedFields();
+  if (together()) return compete.apply();
+  const rev = decidableRev();
+  if (!rev) return;
+  const fields = [...document.querySelectorAll('#revision .pick')].filter((c) => c.checked).map((c) => c.dataset.field);
   if (fields.length === 0) {
-    setStatus('Select at least one field to accept, or reject the revision.');
-    return Promise.resolve();
+    setStatus('Tick at least one field to accept, or reject the revision.');
+    return;
   }
-  return decideShown('accepted', fields);
+  const all = pendingFields(rev);
+  decideShown('accepted', fields.length === all.length ? null : fields);
 }
 
-/** reject rejects the revision on screen. */
+/** reject rejects the revision on screen (with competitors: all of them). */
 export function reject() {
+  if (together()) return compete.rejectAll();
   return decideShown('rejected', null);
 }
 
-function setStatus(text) {
-  const el = $('#decision-status');
-  if (el) el.textContent = text;
+/** focusReason and focusComment put the cursor in the reason picker or the comment box. */
+export function focusReason() {
+  $('#reason')?.focus();
 }
 
-async function decideShown(status, fields) {
+export function focusComment() {
+  $('#comment')?.focus();
+}
+
+function decidableRev() {
   const rev = state.rev;
-  if (!rev || rev.status !== 'pending' || state.busy) return;
-  state.busy = true;
-  for (const b of document.querySelectorAll('#revision .decide button')) b.disabled = true;
-  setStatus(status === 'rejected' ? 'Rejecting…' : 'Accepting…');
-  try {
-    const res = await api.decide(rev.id, status, fields);
-    rev.status = res.status;
-    state.onDecided(rev.id, res);
-  } catch (err) {
-    setStatus(`Not saved: ${message(err)}`);
-    for (const b of document.querySelectorAll('#revision .decide button')) b.disabled = false;
-    state.onDecided(rev.id, null, err);
-  } finally {
-    state.busy = false;
+  if (!rev || rev.status !== 'pending' || overdue(rev) || !$('#decide-actions button')) return null;
+  return rev;
+}
+
+function decideShown(status, fields) {
+  const rev = decidableRev();
+  if (!rev) return;
+  const partial = status === 'accepted' && fields !== null;
+  const { reason, comment } = reasonAndComment();
+  const unapplied = status === 'rejected' || partial;
+  if (unapplied && !reason && organization(rev).requireReason) {
+    askReason(`Choose a reason (↑ ↓), then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
+      () => decideShown(status, fields));
+    return;
   }
+  const body = { status };
+  if (partial) body.approvedFields = fields;
+  if (unapplied && reason) body.reason = reason;
+  if (comment) body.comment = comment;
+  const what = status === 'rejected' ? 'rejected' : `accepted: ${(fields || pendingFields(rev)).join(', ')}`;
+  const why = body.reason ? ` (${api.reasonLabel(body.reason)})` : '';
+  state.onDecide({ text: `Revision #${rev.id} (${rev.sku}) ${what}${why}`, decisions: [{ id: rev.id, body }] });
 }

@@ -3,6 +3,7 @@ package routes
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -16,25 +17,43 @@ var overviewRoutes = []route{
 
 // reviewOverview answers the reviewers' page with the acceptance metrics of
 // every API client that proposed anything, computed by the store code of
-// GET /acceptance-rate (no window), and of all of them together. A reviewer
-// sees their organization; a superuser every organization, or the one named
-// by ?organization=ID.
+// GET /acceptance-rate (no window), and of all of them together, each with
+// its trends (the last weeks' decisions and the decisions by confidence). A
+// reviewer sees their organization; a superuser every organization, or the
+// one named by ?organization=ID.
 func reviewOverview(e *core.RequestEvent) error {
 	orgs, err := overviewOrgs(e)
 	if err != nil {
 		return err
 	}
 	st := store.New(e.App)
+	now := time.Now()
+	all := enrichment.NewTrends(now)
 	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
 	for _, org := range orgs {
 		o, err := st.Overview(org)
 		if err != nil {
 			return internalError(e, "compute the overview", err)
 		}
-		out.Clients = append(out.Clients, o.Clients...)
+		ids := make([]int64, len(o.Clients))
+		for i, c := range o.Clients {
+			ids[i] = c.ID
+		}
+		trends, err := st.ReviewTrends(org, ids, now)
+		if err != nil {
+			return internalError(e, "compute the overview's trends", err)
+		}
+		for _, c := range o.Clients {
+			t := trends[c.ID]
+			c.Weekly, c.Calibration = t.Weekly, t.Calibration
+			all.Add(t)
+			out.Clients = append(out.Clients, c)
+		}
 		out.All.Add(o.All)
 	}
 	out.All.Finish()
+	all.Finish()
+	out.Weekly, out.Calibration = all.Weekly, all.Calibration
 	return e.JSON(http.StatusOK, out)
 }
 

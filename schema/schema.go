@@ -105,6 +105,9 @@ const (
 	IdxProductsVariantMaster = "idx_products_variant_master"
 	// a client's pending revisions by product (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
+	// an organization's decided revisions by client, with their confidence
+	// (partial: accepted and rejected)
+	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')
 	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"
