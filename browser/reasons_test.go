@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/chromedp/chromedp"
 )
 
@@ -99,6 +100,42 @@ func TestUndo(t *testing.T) {
 	s.waitStatus(ids[0], "rejected")
 	if got, _ := s.status(ids[1]); got != "pending" {
 		t.Errorf("revision %s: %s", ids[1], got)
+	}
+}
+
+// TestLeavingSendsAHeldGroup: leaving the page while a bulk decision is
+// held sends all of it. Hiding the page (which comes first) starts sending
+// the group, which checks the proposals and then sends one decision after
+// another: the page must not be gone with the group half sent, or unsent.
+func TestLeavingSendsAHeldGroup(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"BULK-0001", 90, enrichment.Fields{Name: ptr("One")}},
+		proposal{"BULK-0002", 85, enrichment.Fields{Name: ptr("Two")}},
+		proposal{"BULK-0003", 95, enrichment.Fields{Name: ptr("Three")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTabHolding(t, -1) // the page's own delay
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#bulk summary")))
+	pick(t, ctx, "#bulk-client", store.FormatID(a.Clients["both"]))
+	do(t, ctx, chromedp.Click(chromedp.CSS("#bulk-start")))
+	waitFor(t, ctx, "the confirmation", `document.querySelector('#confirm').open`)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm-ok")))
+	waitFor(t, ctx, "the group held", `document.querySelector('#notice .held') !== null`)
+	for _, id := range ids {
+		if got, _ := s.status(id); got != "pending" {
+			t.Fatalf("revision %s is %s while held", id, got)
+		}
+	}
+	// the tab is hidden (switching apps on a phone), then the page is left
+	// before the group, sent one decision after another, is through
+	eval[bool](t, ctx, `Object.defineProperty(document, 'visibilityState', {value: 'hidden'}),
+		document.dispatchEvent(new Event('visibilitychange'))`)
+	do(t, ctx, chromedp.Navigate("about:blank"))
+	for _, id := range ids {
+		s.waitStatus(id, "accepted")
 	}
 }
 

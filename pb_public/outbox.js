@@ -62,13 +62,22 @@ export async function flush({ leaving = false } = {}) {
   const held = entries.filter((e) => e.state === 'held');
   for (const e of held) clearTimeout(e.timer);
   if (leaving) {
-    for (const e of held) {
+    // note: a group being sent one decision after another (hiding the tab
+    // flushed it) would stop at its first once the page is gone, so every
+    // decision not started yet starts now
+    for (const e of entries) {
       e.state = 'sending';
-      for (const d of e.decisions) api.decide(d.id, d.body, { keepalive: true }).catch(() => {});
+      for (const d of e.decisions) request(d).catch(() => {});
     }
     return;
   }
   await Promise.all([...held.map(send), ...entries.filter((e) => e.state === 'sending').map((e) => e.sent)]);
+}
+
+/** request sends decision d once, whoever asks first: the send loop or a page being left. */
+function request(d) {
+  d.request ??= api.decide(d.id, d.body, { keepalive: true });
+  return d.request;
 }
 
 function send(entry) {
@@ -98,7 +107,7 @@ function send(entry) {
         continue;
       }
       try {
-        results.push({ id: d.id, res: await api.decide(d.id, d.body, { keepalive: true }) });
+        results.push({ id: d.id, res: await request(d) });
       } catch (err) {
         results.push({ id: d.id, err });
         stopped = entry.stopOnFailure;
