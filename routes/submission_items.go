@@ -145,13 +145,7 @@ func parseAttributes(path func() string, dec *jsontext.Decoder, p *enrichment.Pr
 			dropped = append(dropped, "attributes."+strconv.Itoa(i))
 		}
 	}
-	_, _ = dec.ReadToken()
-	if len(attrs) == 0 || !fitsJSONField(attrs) {
-		p.Ignored = append(p.Ignored, "attributes")
-		return
-	}
-	p.Ignored = append(p.Ignored, dropped...)
-	p.Fields.Attributes = &attrs
+	p.Fields.Attributes = closeList(dec, p, "attributes", attrs, dropped)
 }
 
 // parseAttribute reads one attribute element: ok is false when the batch
@@ -252,13 +246,21 @@ func parseFiles(path func() string, dec *jsontext.Decoder, p *enrichment.Proposa
 			dropped = append(dropped, "files."+strconv.Itoa(i))
 		}
 	}
+	p.Fields.Files = closeList(dec, p, "files", files, dropped)
+}
+
+// closeList ends an enrichable list whose storable elements are kept: nil
+// with the whole field ignored when none is, or when together they exceed
+// what the product's field holds; else kept, with the elements dropped
+// listed as ignored.
+func closeList[T any](dec *jsontext.Decoder, p *enrichment.Proposal, name string, kept []T, dropped []string) *[]T {
 	_, _ = dec.ReadToken()
-	if len(files) == 0 || !fitsJSONField(files) {
-		p.Ignored = append(p.Ignored, "files")
-		return
+	if len(kept) == 0 || !fitsJSONField(kept) {
+		p.Ignored = append(p.Ignored, name)
+		return nil
 	}
 	p.Ignored = append(p.Ignored, dropped...)
-	p.Fields.Files = &files
+	return &kept
 }
 
 // openList starts reading an enrichable list: false when there is nothing
