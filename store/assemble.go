@@ -180,19 +180,26 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 // brandsByID returns those of ids that are brands of org, from all of its
 // brands (cached as its options are, see optionRefs).
 func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
-	out := map[string]enrichment.Brand{}
+	return pickCached(s, "enrichmentBrands", org, ids, func() (map[string]enrichment.Brand, error) {
+		return s.allBrands(org)
+	})
+}
+
+// pickCached returns those of ids found among all of org's rows that load
+// reads, kept in the cache called name (cachedPerOrg); nothing is loaded for
+// no ids.
+func pickCached[K comparable, V any](s *Store, name string, org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
+	out := map[K]V{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	all, err := cachedPerOrg(s, "enrichmentBrands", org, func() (map[string]enrichment.Brand, error) {
-		return s.allBrands(org)
-	})
+	all, err := cachedPerOrg(s, name, org, load)
 	if err != nil {
 		return nil, err
 	}
 	for _, id := range ids {
-		if b, ok := all[id]; ok {
-			out[id] = b
+		if v, ok := all[id]; ok {
+			out[id] = v
 		}
 	}
 	return out, nil
@@ -223,22 +230,9 @@ func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, erro
 // products links to hundreds of options, and looking each up cost a lookup
 // of 50 SKUs nearly half its time.
 func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
-	out := map[int64]enrichment.OptionRef{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	all, err := cachedPerOrg(s, "enrichmentOptions", org, func() (map[int64]enrichment.OptionRef, error) {
+	return pickCached(s, "enrichmentOptions", org, ids, func() (map[int64]enrichment.OptionRef, error) {
 		return s.allOptionRefs(org)
 	})
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		if ref, ok := all[id]; ok {
-			out[id] = ref
-		}
-	}
-	return out, nil
 }
 
 // allOptionRefs is every template option of org, by id.
