@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,30 +17,8 @@ import (
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/replica"
 	"github.com/catalog-enrichment/enrichment/schema"
-	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 )
-
-// reviewerToken signs in a new reviewer of org.
-func reviewerToken(t *testing.T, app core.App, org string) string {
-	t.Helper()
-	c, err := app.FindCollectionByNameOrId("reviewers")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := core.NewRecord(c)
-	r.SetEmail(fmt.Sprintf("reviewer-%s@example.com", org))
-	r.SetPassword("reviewer-password")
-	r.Set("organization", org)
-	if err := app.Save(r); err != nil {
-		t.Fatal(err)
-	}
-	token, err := r.NewAuthToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return token
-}
 
 // The status route is the operators': superusers only; without replication
 // it says so.
@@ -57,7 +34,7 @@ func TestStatusRouteWithoutReplication(t *testing.T) {
 	}{
 		{"no token", "", "", 401, ""},
 		{"an API key", "X-Api-Client-Key", f.A.Keys["both"], 401, ""},
-		{"a reviewer", "Authorization", reviewerToken(t, app, string(f.A.Org)), 403, ""},
+		{"a reviewer", "Authorization", fixture.ReviewerToken(t, app, string(f.A.Org)), 403, ""},
 		{"a superuser", "Authorization", fixture.SuperuserToken(t, app), 200, `{"enabled":false,`},
 	} {
 		rec := fixture.Send(h, http.MethodGet, replica.StatusPath, c.header, c.value, "")

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
-	"github.com/pocketbase/pocketbase/core"
 )
 
 // TestProposalFlow follows proposals from submission through a reviewer's
@@ -31,7 +30,7 @@ func TestProposalFlow(t *testing.T) {
 	revs := decode[[]result](t, sub.Body.Bytes())
 	before := time.Now().Add(-time.Millisecond)
 
-	token := reviewerToken(t, app, string(f.A.Org))
+	token := fixture.ReviewerToken(t, app, string(f.A.Org))
 	decide := func(rev *int64, body string, status int) {
 		t.Helper()
 		req := fmt.Sprintf("/api/collections/revisions/records/%d", *rev)
@@ -73,25 +72,4 @@ func TestProposalFlow(t *testing.T) {
 	if !strings.Contains(list.Body.String(), `"fields":{"name":"applied","slug":"not_applied","description":"not_applied"}`) {
 		t.Errorf("revisions list: %s", list.Body)
 	}
-}
-
-// reviewerToken creates a reviewer of org on app and signs them in.
-func reviewerToken(t testing.TB, app core.App, org string) string {
-	t.Helper()
-	c, err := app.FindCollectionByNameOrId("reviewers")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := core.NewRecord(c)
-	r.SetEmail(fmt.Sprintf("reviewer-%s@example.com", org))
-	r.SetPassword("reviewer-password")
-	r.Set("organization", org)
-	if err := app.Save(r); err != nil {
-		t.Fatal(err)
-	}
-	token, err := r.NewAuthToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return token
 }

@@ -36,7 +36,7 @@ func TestReviewOverview(t *testing.T) {
 		}
 	}
 	super := fixture.SuperuserToken(t, app)
-	reviewerA, reviewerB := reviewerToken(t, app, string(f.A.Org)), reviewerToken(t, app, string(f.B.Org))
+	reviewerA, reviewerB := fixture.ReviewerToken(t, app, string(f.A.Org)), fixture.ReviewerToken(t, app, string(f.B.Org))
 	clientOf := func(tenant fixture.Tenant) string {
 		return fmt.Sprintf(`{"id":%d,"name":"both","active":true,"organization":%s`, tenant.Clients["both"], tenant.Org)
 	}
@@ -148,7 +148,7 @@ func TestReviewOverviewTrends(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	o := decode[enrichment.Overview](t, requestAuth(h, http.MethodGet, overviewURL, reviewerToken(t, app, string(f.A.Org)), "").Body.Bytes())
+	o := decode[enrichment.Overview](t, requestAuth(h, http.MethodGet, overviewURL, fixture.ReviewerToken(t, app, string(f.A.Org)), "").Body.Bytes())
 	if len(o.Clients) != 1 || len(o.Clients[0].Weekly) != enrichment.TrendWeeks || len(o.Clients[0].Calibration) != 10 {
 		t.Fatalf("overview %+v", o)
 	}
@@ -228,7 +228,7 @@ func TestReviewOverviewTrendsPlan(t *testing.T) {
 			bucketsSQL = append(bucketsSQL, q)
 		}
 	}
-	if res := requestAuth(h, http.MethodGet, overviewURL, reviewerToken(t, app, string(f.A.Org)), ""); res.Code != 200 {
+	if res := requestAuth(h, http.MethodGet, overviewURL, fixture.ReviewerToken(t, app, string(f.A.Org)), ""); res.Code != 200 {
 		t.Fatalf("overview: %d %s", res.Code, res.Body)
 	}
 	db.QueryLogFunc = nil

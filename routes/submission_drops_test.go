@@ -102,7 +102,7 @@ func TestCreatedRevisionsCanBeAccepted(t *testing.T) {
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	h := handler(t, app)
-	token := reviewerToken(t, app, string(f.A.Org))
+	token := fixture.ReviewerToken(t, app, string(f.A.Org))
 	rng := rand.New(rand.NewPCG(14, 2026))
 	skus := []string{"SKU-1", "SKU-M", "SKU-M-RED", "SKU-M-BLUE", "SKU-NEW"}
 	for i := 1; i <= 40; i++ {

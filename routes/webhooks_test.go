@@ -251,7 +251,7 @@ func TestWebhookRecords(t *testing.T) {
 	if _, err := store.New(app).QueuePing(f.A.Org, f.A.Clients["both"], id); err != nil {
 		t.Fatal(err)
 	}
-	super, revA, revB := fixture.SuperuserToken(t, app), reviewerToken(t, app, string(f.A.Org)), reviewerToken(t, app, string(f.B.Org))
+	super, revA, revB := fixture.SuperuserToken(t, app), fixture.ReviewerToken(t, app, string(f.A.Org)), fixture.ReviewerToken(t, app, string(f.B.Org))
 	records := "/api/collections/webhooks/records"
 	for _, c := range []struct {
 		name, method, url, token, body string
