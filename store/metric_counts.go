@@ -139,13 +139,19 @@ func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
 	}
 }
 
+// targets are the counters as the destinations of a row's scan.
+func (c counts) targets() []any {
+	out := make([]any, len(c))
+	for i := range c {
+		out[i] = &c[i]
+	}
+	return out
+}
+
 // scanCounts reads a row of the head columns followed by the counters.
 func scanCounts(rows *dbx.Rows, head ...any) (counts, error) {
 	c := newCounts()
-	for i := range c {
-		head = append(head, &c[i])
-	}
-	return c, rows.Scan(head...)
+	return c, rows.Scan(append(head, c.targets()...)...)
 }
 
 // bucket is one counter row of a client.

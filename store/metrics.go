@@ -129,12 +129,8 @@ func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRan
 		sums[i] = "COALESCE(SUM(" + n + "), 0)"
 	}
 	c := newCounts()
-	dest := make([]any, len(c))
-	for i := range c {
-		dest[i] = &c[i]
-	}
 	err := s.db().NewQuery("SELECT " + strings.Join(sums, ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")").
-		Bind(params).Row(dest...)
+		Bind(params).Row(c.targets()...)
 	if err != nil {
 		return fmt.Errorf("read counters: %w", err)
 	}
