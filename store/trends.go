@@ -2,8 +2,6 @@ package store
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -52,16 +50,15 @@ type dayCount struct {
 // day counters: one range seek per client on the counters' key, at most
 // 7 × enrichment.TrendWeeks rows each.
 func (s *Store) countWeeks(org enrichment.Org, now time.Time, trends map[string]*enrichment.Trends) error {
-	params := dbx.Params{"org": string(org), "span": spanDay, "since": FormatTime(enrichment.TrendsSince(now))}
-	in := make([]string, 0, len(trends))
+	clients := make([]string, 0, len(trends))
 	for client := range trends {
-		n := "c" + strconv.Itoa(len(in))
-		params[n] = client
-		in = append(in, "{:"+n+"}")
+		clients = append(clients, client)
 	}
+	params := dbx.Params{"org": string(org), "span": spanDay, "since": FormatTime(enrichment.TrendsSince(now)),
+		"clients": inValues(clients)}
 	var days []dayCount
 	err := s.db().NewQuery("SELECT [[client]], [[start]], [[accepted]], [[rejected]] FROM " + schema.MetricCountsTable +
-		" WHERE [[organization]] = {:org} AND [[client]] IN (" + strings.Join(in, ", ") + ") AND [[span]] = {:span} AND [[start]] >= {:since}").
+		" WHERE [[organization]] = {:org} AND " + inList("client", "clients") + " AND [[span]] = {:span} AND [[start]] >= {:since}").
 		Bind(params).All(&days)
 	if err != nil {
 		return fmt.Errorf("weekly decisions of organization %s: %w", org, err)
