@@ -1,11 +1,12 @@
-// Everything the page asks the server, through PocketBase's auth and records
-// API only: the collections' organization-scoped rules decide what a
-// reviewer sees and may change.
+// Everything the page asks the server: PocketBase's auth and records API,
+// whose organization-scoped rules decide what a reviewer sees and may
+// change, and the reviewers' routes of the enrichment API (the queue and the
+// overview), which keep a reviewer to their organization the same way.
 import PocketBase from './vendor/pocketbase.es.js';
 
 export const pb = new PocketBase(location.origin);
 // note: the SDK cancels a pending request when another one with the same
-// method and path starts; the page runs several counts at once on purpose
+// method and path starts; the page runs several reads at once on purpose
 pb.autoCancellation(false);
 
 /** The confidence bands, highest first; '' holds revisions sent without confidence. */
@@ -39,33 +40,12 @@ export function reasonLabel(value) {
 /** maxComment is the longest comment the server takes. */
 export const maxComment = 2000;
 
-/**
- * Queue orders offered to the reviewer; @rowid breaks ties in submission
- * order. before(rev) is the filter of the revisions listed ahead of rev,
- * apart from those that tie with it on every sort key but @rowid
- * (ties(rev)), which are few and are read to find rev among them.
- */
+/** Queue orders offered to the reviewer; ties go in submission order. */
 export const sorts = {
-  'confidence-desc': {
-    label: 'Confidence ↓', sort: '-confidence,created,@rowid',
-    before: (r) => pb.filter('(confidence > {:c} || (confidence = {:c} && created < {:t}))', { c: r.confidence, t: r.created }),
-    ties: (r) => pb.filter('confidence = {:c} && created = {:t}', { c: r.confidence, t: r.created }),
-  },
-  'confidence-asc': {
-    label: 'Confidence ↑', sort: 'confidence,created,@rowid',
-    before: (r) => pb.filter('(confidence < {:c} || (confidence = {:c} && created < {:t}))', { c: r.confidence, t: r.created }),
-    ties: (r) => pb.filter('confidence = {:c} && created = {:t}', { c: r.confidence, t: r.created }),
-  },
-  'age-desc': {
-    label: 'Oldest first', sort: 'created,@rowid',
-    before: (r) => pb.filter('created < {:t}', { t: r.created }),
-    ties: (r) => pb.filter('created = {:t}', { t: r.created }),
-  },
-  'age-asc': {
-    label: 'Newest first', sort: '-created,-@rowid',
-    before: (r) => pb.filter('created > {:t}', { t: r.created }),
-    ties: (r) => pb.filter('created = {:t}', { t: r.created }),
-  },
+  'confidence-desc': { label: 'Confidence ↓' },
+  'confidence-asc': { label: 'Confidence ↑' },
+  'age-desc': { label: 'Oldest first' },
+  'age-asc': { label: 'Newest first' },
 };
 
 export const pageSize = 50;
@@ -104,84 +84,31 @@ export async function restore() {
   }
 }
 
-/**
- * pendingFilter is the filter of the pending revisions that match the
- * reviewer's choices ({client, band, template, sku}), without the revisions
- * of exclude (decided on the page but not yet, or just, sent); band 'all'
- * or undefined is no band condition. User input only ever goes in as a
- * parameter of pb.filter.
- */
-export function pendingFilter(f, { band = f.band, exclude = [] } = {}) {
-  const parts = ["status = 'pending'"];
-  const params = {};
-  if (f.client) {
-    parts.push('apiClient = {:client}');
-    params.client = f.client;
-  }
-  if (band !== undefined && band !== 'all') {
-    parts.push('confidenceBand = {:band}');
-    params.band = band;
-  }
-  if (f.template) {
-    parts.push('product.attributeTemplate = {:template}');
-    params.template = f.template;
-  }
-  if (f.sku) {
-    parts.push('sku ~ {:sku}');
-    params.sku = f.sku;
-  }
-  exclude.forEach((id, i) => {
-    parts.push(`id != {:x${i}}`);
-    params[`x${i}`] = id;
-  });
-  return pb.filter(parts.join(' && '), params);
-}
-
 const queueFields = [
   'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'supersededFields', 'apiClient', 'product',
   'expand.product.name', 'expand.apiClient.name',
 ].join(',');
 
-/** listQueue returns one page of the pending revisions that match f. */
-export function listQueue(f, sortKey, page, exclude) {
-  return pb.collection('revisions').getList(page, pageSize, {
-    filter: pendingFilter(f, { exclude }),
-    sort: sortOf(sortKey).sort,
-    expand: 'product,apiClient',
-    fields: queueFields,
-  });
-}
-
-function sortOf(key) {
-  return sorts[key] || sorts['confidence-desc'];
-}
-
-/** count is how many revisions match filter. */
-export async function count(filter) {
-  const res = await pb.collection('revisions').getList(1, 1, { filter, fields: 'id' });
-  return res.totalItems;
-}
-
-/** bandCounts counts the pending revisions matching f per band, whatever band f picks. */
-export async function bandCounts(f, exclude) {
-  const counts = await Promise.all(bands.map((b) => count(pendingFilter(f, { band: b.value, exclude }))));
-  return Object.fromEntries(bands.map((b, i) => [b.value, counts[i]]));
-}
-
 /**
- * positionOf is where pending revision rev ({id, confidence, created}) is in
- * the queue that f and sortKey make (0 for the first), or -1 when it is not
- * in that queue: two requests, whatever the queue's length.
+ * listQueue reads one page (from 1) of the pending revisions that match the
+ * reviewer's choices f ({client, band, template, sku}), without the
+ * revisions of exclude (decided on the page but not yet, or just, sent),
+ * from the server's queue route: {items, page, totalItems, totalPages,
+ * counts}, counts by band value. around: the page that holds this revision
+ * is read instead, when the queue holds it. Each item has rivals, how many
+ * pending revisions its product has.
  */
-export async function positionOf(rev, f, sortKey, exclude) {
-  const s = sortOf(sortKey);
-  const filter = pendingFilter(f, { exclude });
-  const [ahead, ties] = await Promise.all([
-    count(`${filter} && ${s.before(rev)}`),
-    pb.collection('revisions').getFullList({ filter: `${filter} && ${s.ties(rev)}`, sort: s.sort, fields: 'id', batch: 500 }),
-  ]);
-  const i = ties.findIndex((r) => r.id === rev.id);
-  return i < 0 ? -1 : ahead + i;
+export async function listQueue(f, sortKey, page, exclude, around) {
+  const query = { sort: sorts[sortKey] ? sortKey : 'confidence-desc', page: page - 1, pageSize };
+  if (f.client) query.client = f.client;
+  if (f.band !== 'all') query.band = f.band || 'none';
+  if (f.template) query.template = f.template;
+  if (f.sku) query.sku = f.sku;
+  if (exclude.length) query.exclude = exclude.join(',');
+  if (around) query.revision = around;
+  const res = await pb.send('/api/enrichment/review/queue', { method: 'GET', query });
+  const counts = Object.fromEntries(res.bands.map((b) => [b.band === 'none' ? '' : b.band, b.count]));
+  return { items: res.items, page: res.page + 1, totalItems: res.totalElements, totalPages: res.totalPages, counts };
 }
 
 /** getRevision reads one revision with its product (as it is now), client and organization. */

@@ -92,11 +92,9 @@ async function route() {
   const wanted = linked();
   if (!queueLoaded) {
     queueLoaded = true;
-    // note: a linked revision is looked for on every page of the queue;
-    // until then the first one is not shown in its place
-    if (wanted) queue.expect(wanted);
-    await queue.reload();
+    // note: a linked revision is shown on the page of the queue that holds it
     if (wanted) await queue.open(wanted, showAlone);
+    else await queue.reload();
   } else if (wanted && wanted !== revision.shown()?.id) {
     await queue.open(wanted, showAlone);
   }

@@ -24,7 +24,6 @@ const state = {
   bandsDrawn: '', // the counts and band the band buttons show
   moves: 0, // selections made so far
   reloadTimer: 0,
-  rivals: new Map(), // product → how many pending proposals it has
   onSelect: () => {},
 };
 
@@ -98,7 +97,7 @@ export function clientName(id) {
  * revision shown on keepId when it is on the page (null: on the same
  * position; none: nothing shown from the list).
  */
-export async function reload({ keepId } = {}) {
+export async function reload({ keepId, around } = {}) {
   const seq = ++state.loadSeq;
   const moves = state.moves;
   const startId = keepId !== undefined ? keepId : current()?.id;
@@ -106,11 +105,10 @@ export async function reload({ keepId } = {}) {
   state.loading++;
   busy();
   try {
-    const [list, counts] = await Promise.all([
-      api.listQueue(state.filters, state.sort, state.page, exclude),
-      api.bandCounts(state.filters, exclude),
-    ]);
+    const list = await api.listQueue(state.filters, state.sort, state.page, exclude, around);
     if (seq !== state.loadSeq) return; // a newer load started meanwhile
+    const counts = list.counts;
+    state.page = list.page;
     if (list.items.length === 0 && state.page > 1 && list.totalPages < state.page) {
       state.page = Math.max(1, list.totalPages);
       return reload({ keepId });
@@ -131,7 +129,6 @@ export async function reload({ keepId } = {}) {
     if (changed) {
       state.index = index;
       renderList();
-      loadRivals();
     } else {
       renderSummary();
     }
@@ -190,7 +187,6 @@ function renderList() {
   const hadFocus = list.contains(document.activeElement);
   replace(list, state.items.map((r, i) => {
     const fields = api.fieldNames.filter((f) => r.proposed && Object.hasOwn(r.proposed, f));
-    const rivals = state.rivals.get(r.product) || 0;
     return h('li', { class: state.selected.has(r.id) ? 'picked' : null },
       h('input', {
         type: 'checkbox', class: 'sel', tabindex: '-1', checked: state.selected.has(r.id),
@@ -206,7 +202,7 @@ function renderList() {
       h('span', { class: 'sku' }, r.sku),
       h('span', { class: 'pname' }, r.expand?.product?.name || '(product gone)'),
       h('span', { class: 'meta' },
-        rivalsMark(rivals),
+        rivalsMark(r.rivals),
         `${r.expand?.apiClient?.name || clientName(r.apiClient)} · ${fields.join(', ')} · ${ago(r.created)}`)));
   }));
   markCurrent();
@@ -218,30 +214,6 @@ function renderList() {
 // rivalsMark says that n proposals wait for one product, when they compete.
 function rivalsMark(n) {
   return n > 1 ? h('span', { class: 'rivals', title: `${n} pending proposals for this product` }, `${n} proposals · `) : null;
-}
-
-// loadRivals counts the pending proposals of each product on the page, for
-// the "n proposals" marks; a failure leaves the marks out.
-async function loadRivals() {
-  const seq = state.loadSeq;
-  try {
-    const all = await api.pendingOfProducts(state.items.map((r) => r.product), 'id,product');
-    if (seq !== state.loadSeq) return;
-    const rivals = new Map();
-    const held = outbox.excluded();
-    for (const r of all) if (!held.includes(r.id)) rivals.set(r.product, (rivals.get(r.product) || 0) + 1);
-    state.rivals = rivals;
-    for (const li of $('#queue-list').children) {
-      const item = state.items.find((r) => r.id === li.querySelector('.item')?.dataset.id);
-      const meta = li.querySelector('.meta');
-      if (!item || !meta) continue;
-      meta.querySelector('.rivals')?.remove();
-      const mark = rivalsMark(rivals.get(item.product) || 0);
-      if (mark) meta.prepend(mark);
-    }
-  } catch {
-    // the marks are a hint; the revision view lists the competitors itself
-  }
 }
 
 function renderSummary() {
@@ -418,20 +390,13 @@ export async function open(id, showAlone) {
     select(index, { force: true, open: true });
     return;
   }
-  try {
-    const rev = await api.pb.collection('revisions').getOne(id, { fields: 'id,status,confidence,created' });
-    const pos = rev.status === 'pending' ? await api.positionOf(rev, state.filters, state.sort, outbox.excluded()) : -1;
-    if (pos >= 0) {
-      state.page = Math.floor(pos / api.pageSize) + 1;
-      await reload({ keepId: id });
-      index = state.items.findIndex((r) => r.id === id);
-      if (index >= 0) {
-        select(index, { force: true, open: true });
-        return;
-      }
-    }
-  } catch {
-    // not found or not readable: the revision view says so
+  // note: nothing else is shown in its place while its page is read
+  state.alone = id;
+  await reload({ keepId: id, around: id });
+  index = state.items.findIndex((r) => r.id === id);
+  if (index >= 0) {
+    select(index, { force: true, open: true });
+    return;
   }
   state.index = -1;
   state.alone = id;
@@ -448,11 +413,6 @@ export function focusSKU() {
 /** filters are the reviewer's current choices, for group decisions. */
 export function filters() {
   return state.filters;
-}
-
-/** expect marks revision id as the one to show when the list holds it (a link): no other is shown meanwhile. */
-export function expect(id) {
-  state.alone = id;
 }
 
 /** next is the revision after the one shown, to read ahead. */

@@ -482,4 +482,12 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	oaCheck(t, d, h, oaCase{name: "the overview of no organization", op: overview, url: "/api/enrichment/review/overview?organization=x", token: token, status: 400})
 	oaCheck(t, d, h, oaCase{name: "the overview of an unknown organization", op: overview, url: "/api/enrichment/review/overview?organization=999", token: token, status: 404})
 	oaCheck(t, d, h, oaCase{name: "the overview with an API key", op: overview, key: both, status: 401})
+
+	queue := "GET /api/enrichment/review/queue"
+	oaCheck(t, d, h, oaCase{name: "the queue", op: queue, token: token, status: 200, want: []string{`"rivals":1`, `"expand":{"product":{"id":`}})
+	oaCheck(t, d, h, oaCase{name: "the queue, filtered and sorted", op: queue, token: token, status: 200,
+		url: "/api/enrichment/review/queue?band=none&sort=age-asc&sku=%25&exclude=1,2&pageSize=5&organization=" + string(f.A.Org)})
+	oaCheck(t, d, h, oaCase{name: "the queue, a bad band", op: queue, url: "/api/enrichment/review/queue?band=90", token: token, status: 400})
+	oaCheck(t, d, h, oaCase{name: "the queue of an unknown organization", op: queue, url: "/api/enrichment/review/queue?organization=999", token: token, status: 404})
+	oaCheck(t, d, h, oaCase{name: "the queue with an API key", op: queue, key: both, status: 401})
 }

@@ -103,6 +103,11 @@ const (
 	IdxProductsExport        = "idx_products_export"
 	IdxProductsSKU           = "idx_products_sku"
 	IdxProductsVariantMaster = "idx_products_variant_master"
+	// a revision's product (every status)
+	IdxRevisionsProduct = "idx_revisions_product"
+	// the reviewers' queue: an organization's pending revisions with every
+	// column the queue filters and sorts on (partial: status = 'pending')
+	IdxRevisionsQueue = "idx_revisions_queue"
 	// a client's pending revisions by product (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
 	// an organization's decided revisions by client, with their confidence

@@ -1,0 +1,90 @@
+package routes
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+var queueRoutes = []route{
+	{Method: http.MethodGet, Path: "/review/queue", Reviewer: true, Handler: reviewQueue},
+}
+
+// maxQueueExclude bounds the revisions a queue request may leave out: the
+// decisions a page holds before sending them.
+const maxQueueExclude = 5000
+
+// maxSKUFilter is the longest SKU filter: no SKU is longer.
+const maxSKUFilter = 200
+
+var recordID = regexp.MustCompile(schema.NumericIDPattern)
+
+// reviewQueue answers the reviewers' page with a page of the pending
+// revisions it may review (docs/api.md), filtered and ordered as asked,
+// with the counts per confidence band under the same filters.
+func reviewQueue(e *core.RequestEvent) error {
+	orgs, err := reviewedOrgs(e)
+	if err != nil {
+		return err
+	}
+	q, err := readQueueQuery(e)
+	if err != nil {
+		return err
+	}
+	queue, err := store.New(e.App).ReviewQueue(orgs, q)
+	if err != nil {
+		return internalError(e, "read the review queue", err)
+	}
+	return e.JSON(http.StatusOK, queue)
+}
+
+// readQueueQuery reads the queue's filters, order and page; 400 naming the
+// first bad parameter.
+func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
+	values := e.Request.URL.Query()
+	errs := validation.Errors{}
+	q := store.QueueQuery{
+		Client:   values.Get("client"),
+		Band:     cmp.Or(values.Get("band"), store.BandAny),
+		Template: values.Get("template"),
+		SKU:      strings.TrimSpace(values.Get("sku")),
+		Sort:     cmp.Or(values.Get("sort"), store.QueueSorts[0]),
+		Revision: values.Get("revision"),
+	}
+	q.Page, q.PageSize = readPaging(values, errs)
+	for name, id := range map[string]string{"client": q.Client, "template": q.Template, "revision": q.Revision} {
+		if id != "" && !recordID.MatchString(id) {
+			errs[name] = validation.NewError("validation_invalid_id", "must be a record id")
+		}
+	}
+	if bands := append([]string{store.BandAny, store.BandNone}, enrichment.ConfidenceBands...); !slices.Contains(bands, q.Band) {
+		errs["band"] = validation.NewError("validation_in_invalid", "must be one of "+strings.Join(bands, ", "))
+	}
+	if !slices.Contains(store.QueueSorts, q.Sort) {
+		errs["sort"] = validation.NewError("validation_in_invalid", "must be one of "+strings.Join(store.QueueSorts, ", "))
+	}
+	if len([]rune(q.SKU)) > maxSKUFilter {
+		errs["sku"] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", maxSKUFilter))
+	}
+	if raw := values.Get("exclude"); raw != "" {
+		q.Exclude = strings.Split(raw, ",")
+		if len(q.Exclude) > maxQueueExclude {
+			errs["exclude"] = validation.NewError("validation_too_many", fmt.Sprintf("must name at most %d revisions", maxQueueExclude))
+		} else if slices.ContainsFunc(q.Exclude, func(id string) bool { return !recordID.MatchString(id) }) {
+			errs["exclude"] = validation.NewError("validation_invalid_id", "must be record ids separated by commas")
+		}
+	}
+	if len(errs) > 0 {
+		return q, e.BadRequestError(firstMessage(errs), errs)
+	}
+	return q, nil
+}

@@ -1,0 +1,88 @@
+package routes_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
+)
+
+const queueURL = "/api/enrichment/review/queue"
+
+// The reviewers' queue lists each reviewer their own organization's pending
+// revisions only, whatever they name; bad parameters are 400 naming the
+// parameter.
+func TestReviewQueueTenancy(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	st := store.New(app)
+	name := "Better"
+	ids := map[enrichment.Org]string{}
+	for _, tenant := range []fixture.Tenant{f.A, f.B} {
+		res, err := st.Submit(tenant.Org, tenant.Clients["both"], []enrichment.Proposal{
+			{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}},
+		}, store.SubmitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[tenant.Org] = store.FormatID(*res[0].RevisionID)
+	}
+	super := fixture.SuperuserToken(t, app)
+	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
+	itemOf := func(org enrichment.Org) string { return `{"id":"` + ids[org] + `"` }
+	onlyA := `"totalElements":1,"totalPages":1,"bands":[{"band":"0-49","count":0},{"band":"50-79","count":0},{"band":"80-100","count":0},{"band":"none","count":1}]`
+
+	for _, c := range []struct {
+		name, url, token, key string
+		status                int
+		want, absent          []string
+	}{
+		{name: "no token", url: queueURL, status: 401},
+		{name: "an API key instead", url: queueURL, key: f.A.Keys["both"], status: 401},
+		{name: "reviewer of A", url: queueURL, token: reviewerA, status: 200,
+			want: []string{itemOf(f.A.Org), onlyA}, absent: []string{itemOf(f.B.Org)}},
+		{name: "reviewer of A asking for B", url: queueURL + "?organization=" + string(f.B.Org), token: reviewerA, status: 404,
+			absent: []string{itemOf(f.B.Org)}},
+		{name: "reviewer of A naming B's client", url: queueURL + "?client=" + store.FormatID(f.B.Clients["both"]), token: reviewerA, status: 200,
+			want: []string{`"items":[]`}},
+		{name: "reviewer of A naming B's revision", url: queueURL + "?revision=" + ids[f.B.Org], token: reviewerA, status: 200,
+			want: []string{itemOf(f.A.Org)}, absent: []string{itemOf(f.B.Org)}},
+		{name: "superuser: every organization", url: queueURL, token: super, status: 200,
+			want: []string{itemOf(f.A.Org), itemOf(f.B.Org), `"totalElements":2`}},
+		{name: "superuser: organization B", url: queueURL + "?organization=" + string(f.B.Org), token: super, status: 200,
+			want: []string{itemOf(f.B.Org)}, absent: []string{itemOf(f.A.Org)}},
+		{name: "A's revision left out", url: queueURL + "?exclude=" + ids[f.A.Org], token: reviewerA, status: 200,
+			want: []string{`"items":[]`, `"totalElements":0`}},
+		{name: "a bad client", url: queueURL + "?client=x", token: reviewerA, status: 400, want: []string{`"client":{"code":"validation_invalid_id"`}},
+		{name: "a bad sort", url: queueURL + "?sort=name", token: reviewerA, status: 400, want: []string{`"sort":{"code":"validation_in_invalid"`}},
+		{name: "a bad exclusion", url: queueURL + "?exclude=1,,2", token: reviewerA, status: 400, want: []string{`"exclude":{"code":"validation_invalid_id"`}},
+		{name: "too many exclusions", url: queueURL + "?exclude=1" + strings.Repeat(",1", 5000), token: reviewerA, status: 400,
+			want: []string{`"exclude":{"code":"validation_too_many"`}},
+		{name: "a long SKU", url: queueURL + "?sku=" + strings.Repeat("s", 201), token: reviewerA, status: 400, want: []string{`"sku":{"code":"validation_length_too_long"`}},
+		{name: "a bad page", url: queueURL + "?page=-1", token: reviewerA, status: 400, want: []string{`"page":{`}},
+	} {
+		res := request(h, http.MethodGet, c.url, c.key, "")
+		if c.token != "" {
+			res = requestAuth(h, http.MethodGet, c.url, c.token, "")
+		}
+		if res.Code != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, res.Code, c.status, res.Body)
+			continue
+		}
+		for _, w := range c.want {
+			if !contains(res.Body.String(), w) {
+				t.Errorf("%s: no %s in %s", c.name, w, res.Body)
+			}
+		}
+		for _, a := range c.absent {
+			if contains(res.Body.String(), a) {
+				t.Errorf("%s: %s in %s", c.name, a, res.Body)
+			}
+		}
+	}
+}

@@ -1,0 +1,364 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// The reviewers' queue: the pending revisions of the organizations a
+// reviewer may see, filtered and ordered as the reviewer chose, a page at a
+// time, with the counts per confidence band. Its filters and orders are
+// served by one partial index of the pending revisions that holds every
+// filtered and sorted column (schema.IdxRevisionsQueue), so the order and
+// the counts are taken from index entries alone and only the page's rows
+// are read.
+
+// QueueSorts name the queue's orders; each breaks ties in submission order.
+var QueueSorts = []string{"confidence-desc", "confidence-asc", "age-desc", "age-asc"}
+
+// BandAny and BandNone are the band filters beside the confidence bands:
+// every band, and the revisions submitted without confidence.
+const (
+	BandAny  = "all"
+	BandNone = "none"
+)
+
+// QueueQuery selects a page of the queue.
+type QueueQuery struct {
+	Client   string   // "": every client; else an API client's record id
+	Band     string   // BandAny, BandNone or one of enrichment.ConfidenceBands
+	Template string   // "": any; else the products' attribute template id
+	SKU      string   // "": any; else a part of the SKU, case-insensitive
+	Exclude  []string // revisions left out (decided on the page, not yet sent)
+	Sort     string   // one of QueueSorts
+	Page     int      // zero-based
+	PageSize int
+	Revision string // "": none; else the page that holds this revision is read instead of Page
+}
+
+// QueueItem is one revision of the queue, as the records API lists it with
+// its product's and client's names expanded.
+type QueueItem struct {
+	ID               string        `json:"id"`
+	SKU              string        `json:"sku"`
+	Confidence       int           `json:"confidence"`
+	ConfidenceBand   string        `json:"confidenceBand"`
+	Created          string        `json:"created"`
+	Status           string        `json:"status"`
+	Proposed         types.JSONRaw `json:"proposed"`
+	SupersededFields types.JSONRaw `json:"supersededFields"`
+	APIClient        string        `json:"apiClient"`
+	Product          string        `json:"product"`
+	Expand           QueueExpand   `json:"expand"`
+	// Rivals is how many pending revisions, from every client and this one
+	// included, propose something for the same product.
+	Rivals int `json:"rivals"`
+}
+
+// QueueExpand holds the names of a queue item's product and client.
+type QueueExpand struct {
+	Product   *named `json:"product,omitempty"` // nil once the product is gone
+	APIClient *named `json:"apiClient,omitempty"`
+}
+
+type named struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// Queue is a page of the queue with the counts of every band under the
+// same filters (the band filter aside).
+type Queue struct {
+	enrichment.Page[QueueItem]
+	Bands []BandCount `json:"bands"` // enrichment.ConfidenceBands' order, then BandNone
+}
+
+// BandCount is how many revisions of the queue are in one band.
+type BandCount struct {
+	Band  string `json:"band"`
+	Count int    `json:"count"`
+}
+
+// sortKey is one column of a queue order.
+type sortKey struct {
+	column string
+	desc   bool
+}
+
+var queueOrders = map[string][]sortKey{
+	"confidence-desc": {{"confidence", true}, {"created", false}, {"_rowid_", false}},
+	"confidence-asc":  {{"confidence", false}, {"created", false}, {"_rowid_", false}},
+	"age-desc":        {{"created", false}, {"_rowid_", false}},
+	"age-asc":         {{"created", true}, {"_rowid_", true}},
+}
+
+// orderBy is the ORDER BY list of an order.
+func orderBy(keys []sortKey) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = "[[" + k.column + "]]"
+		if k.desc {
+			parts[i] += " DESC"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ahead is the condition of the rows an order puts before the row whose
+// values of its keys are bound as {:k0}, {:k1}, …
+func ahead(keys []sortKey) string {
+	var terms []string
+	for i, k := range keys {
+		var term []string
+		for j, prev := range keys[:i] {
+			term = append(term, fmt.Sprintf("[[%s]] = {:k%d}", prev.column, j))
+		}
+		op := "<"
+		if k.desc {
+			op = ">"
+		}
+		term = append(term, fmt.Sprintf("[[%s]] %s {:k%d}", k.column, op, i))
+		terms = append(terms, "("+strings.Join(term, " AND ")+")")
+	}
+	return "(" + strings.Join(terms, " OR ") + ")"
+}
+
+// queueWhere is the condition (SQL and parameters) of the pending
+// revisions of orgs that match q, in band (BandAny for any band); every
+// column it names is in the queue's index.
+func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.Params) {
+	// note: the literal status = 'pending' lets SQLite use the partial index
+	where := []string{inList("organization", "orgs"), "[[status]] = 'pending'"}
+	params := dbx.Params{"orgs": orgValues(orgs)}
+	if q.Client != "" {
+		where = append(where, "[[apiClient]] = {:client}")
+		params["client"] = q.Client
+	}
+	switch band {
+	case BandAny:
+	case BandNone:
+		where = append(where, "[[confidenceBand]] = ''")
+	default:
+		where = append(where, "[[confidenceBand]] = {:band}")
+		params["band"] = band
+	}
+	if q.SKU != "" {
+		where = append(where, `[[sku]] LIKE {:sku} ESCAPE '\'`)
+		params["sku"] = "%" + likeEscaper.Replace(q.SKU) + "%"
+	}
+	if len(q.Exclude) > 0 {
+		where = append(where, "NOT "+inList("id", "exclude"))
+		params["exclude"] = inValues(q.Exclude)
+	}
+	if q.Template != "" {
+		where = append(where, `EXISTS (SELECT 1 FROM {{`+schema.Products+`}} AS p
+			WHERE p.[[id]] = {{`+schema.Revisions+`}}.[[product]] AND p.[[attributeTemplate]] = {:template})`)
+		params["template"] = q.Template
+	}
+	return strings.Join(where, " AND "), params
+}
+
+// fromQueue is the FROM clause of the queries that the queue's index serves.
+const fromQueue = " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsQueue + " WHERE "
+
+// orgValues encodes organizations as an inList parameter.
+func orgValues(orgs []enrichment.Org) string {
+	ids := make([]string, len(orgs))
+	for i, org := range orgs {
+		ids[i] = string(org)
+	}
+	return inValues(ids)
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// ReviewQueue reads a page of the queue of orgs with its band counts.
+func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) {
+	keys, ok := queueOrders[q.Sort]
+	if !ok {
+		return Queue{}, fmt.Errorf("queue order %q", q.Sort)
+	}
+	bands, err := s.queueBands(orgs, q)
+	if err != nil {
+		return Queue{}, err
+	}
+	total := bands[q.Band]
+	counts := make([]BandCount, 0, len(enrichment.ConfidenceBands)+1)
+	for _, band := range append(slices.Clone(enrichment.ConfidenceBands), BandNone) {
+		counts = append(counts, BandCount{Band: band, Count: bands[band]})
+	}
+
+	if q.Revision != "" {
+		pos, err := s.queuePosition(orgs, q, keys)
+		if err != nil {
+			return Queue{}, err
+		}
+		if pos >= 0 {
+			q.Page = pos / q.PageSize
+		}
+	}
+	var ids []string
+	if q.Page < (total+q.PageSize-1)/q.PageSize { // note: a page past the end is empty
+		where, params := queueWhere(orgs, q, q.Band)
+		params["limit"], params["offset"] = q.PageSize, q.Page*q.PageSize
+		err := s.db().NewQuery("SELECT [[id]]" + fromQueue + where + " ORDER BY " + orderBy(keys) +
+			" LIMIT {:limit} OFFSET {:offset}").Bind(params).Column(&ids)
+		if err != nil {
+			return Queue{}, fmt.Errorf("list the queue: %w", err)
+		}
+	}
+	items, err := s.queueItems(orgs, ids, q.Exclude)
+	if err != nil {
+		return Queue{}, err
+	}
+	return Queue{Page: enrichment.NewPage(items, q.Page, q.PageSize, total), Bands: counts}, nil
+}
+
+// queueBands counts the queue's revisions per band (BandNone for those
+// without confidence) and in all (BandAny), under q's other filters.
+func (s *Store) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int, error) {
+	var rows []struct {
+		Band  string `db:"confidenceBand"`
+		Count int    `db:"n"`
+	}
+	where, params := queueWhere(orgs, q, BandAny)
+	err := s.db().NewQuery("SELECT [[confidenceBand]], COUNT(*) AS [[n]]" + fromQueue + where +
+		" GROUP BY [[confidenceBand]]").Bind(params).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("count the queue's bands: %w", err)
+	}
+	out := map[string]int{}
+	for _, r := range rows {
+		band := r.Band
+		if band == "" {
+			band = BandNone
+		}
+		out[band] += r.Count
+		out[BandAny] += r.Count
+	}
+	return out, nil
+}
+
+// queuePosition is where q.Revision is in the queue that q and keys make
+// (0 for the first), or -1 when the queue does not hold it.
+func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKey) (int, error) {
+	var at struct {
+		Confidence int    `db:"confidence"`
+		Created    string `db:"created"`
+		RowID      int64  `db:"rowID"`
+	}
+	where, params := queueWhere(orgs, q, q.Band)
+	params["revision"] = q.Revision
+	err := s.db().NewQuery("SELECT [[confidence]], [[created]], [[_rowid_]] AS [[rowID]] FROM {{" + schema.Revisions + "}} WHERE [[id]] = {:revision} AND " + where).
+		Bind(params).One(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return -1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find revision %s in the queue: %w", q.Revision, err)
+	}
+	values := map[string]any{"confidence": at.Confidence, "created": at.Created, "_rowid_": at.RowID}
+	for i, k := range keys {
+		params["k"+strconv.Itoa(i)] = values[k.column]
+	}
+	var n int
+	err = s.db().NewQuery("SELECT COUNT(*)" + fromQueue + where + " AND " + ahead(keys)).Bind(params).Row(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count the queue ahead of revision %s: %w", q.Revision, err)
+	}
+	return n, nil
+}
+
+// queueRow is a queue item as read.
+type queueRow struct {
+	ID             string         `db:"id"`
+	SKU            string         `db:"sku"`
+	Confidence     int            `db:"confidence"`
+	ConfidenceBand string         `db:"confidenceBand"`
+	Created        types.DateTime `db:"created"`
+	Status         string         `db:"status"`
+	Proposed       types.JSONRaw  `db:"proposed"`
+	Superseded     types.JSONRaw  `db:"supersededFields"`
+	APIClient      string         `db:"apiClient"`
+	Product        string         `db:"product"`
+	ProductName    *string        `db:"productName"`
+	ClientName     string         `db:"clientName"`
+}
+
+// queueItems reads the revisions ids of orgs, in the order of ids, with the
+// number of pending revisions of each one's product (those of exclude left
+// out).
+func (s *Store) queueItems(orgs []enrichment.Org, ids, exclude []string) ([]QueueItem, error) {
+	if len(ids) == 0 {
+		return []QueueItem{}, nil
+	}
+	var rows []queueRow
+	err := s.db().NewQuery(`SELECT r.[[id]], r.[[sku]], r.[[confidence]], r.[[confidenceBand]], r.[[created]], r.[[status]],
+			r.[[proposed]], r.[[supersededFields]], r.[[apiClient]], r.[[product]],
+			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]]
+		FROM {{` + schema.Revisions + `}} AS r
+		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
+		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
+		WHERE r.` + inList("id", "ids")).Bind(dbx.Params{"ids": inValues(ids)}).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("read the queue's revisions: %w", err)
+	}
+	var products []string
+	for _, r := range rows {
+		if r.Product != "" {
+			products = append(products, r.Product)
+		}
+	}
+	rivals, err := s.pendingPerProduct(orgs, unique(products), exclude)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]QueueItem, 0, len(rows))
+	for _, r := range rows {
+		it := QueueItem{ID: r.ID, SKU: r.SKU, Confidence: r.Confidence, ConfidenceBand: r.ConfidenceBand,
+			Created: apiTime(r.Created), Status: r.Status, Proposed: r.Proposed, SupersededFields: r.Superseded,
+			APIClient: r.APIClient, Product: r.Product, Rivals: rivals[r.Product],
+			Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}
+		if r.ProductName != nil {
+			it.Expand.Product = &named{ID: r.Product, Name: *r.ProductName}
+		}
+		items = append(items, it)
+	}
+	slices.SortFunc(items, func(a, b QueueItem) int { return slices.Index(ids, a.ID) - slices.Index(ids, b.ID) })
+	return items, nil
+}
+
+// pendingPerProduct counts the pending revisions of each of products of
+// orgs, those of exclude left out.
+func (s *Store) pendingPerProduct(orgs []enrichment.Org, products, exclude []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(products) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		Product string `db:"product"`
+		Count   int    `db:"n"`
+	}
+	err := s.db().NewQuery(`SELECT [[product]], COUNT(*) AS [[n]]
+		FROM {{` + schema.Revisions + `}} INDEXED BY ` + schema.IdxRevisionsProduct + `
+		WHERE ` + inList("product", "products") + ` AND [[status]] = 'pending' AND ` + inList("organization", "orgs") + `
+		AND NOT ` + inList("id", "exclude") + `
+		GROUP BY [[product]]`).
+		Bind(dbx.Params{"products": inValues(products), "orgs": orgValues(orgs), "exclude": inValues(exclude)}).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("count the pending revisions of the queue's products: %w", err)
+	}
+	for _, r := range rows {
+		out[r.Product] = r.Count
+	}
+	return out, nil
+}
