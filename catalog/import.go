@@ -71,7 +71,7 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		return s.WithoutMemoryMap(func() error {
+		return s.WithImportSettings(func() error {
 			// decode on other goroutines while this one loads and writes
 			events, done := make(chan event, 16), make(chan struct{})
 			d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
@@ -107,13 +107,10 @@ func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-c
 	if err := im.consume(events); err != nil {
 		return Result{}, err
 	}
-	// note: no trigger sees product inserts (store/generations.go,
-	// store/changes.go)
+	// note: no trigger sees product inserts (store/generations.go); the
+	// change feed heard of them batch by batch
 	if im.res.Created > 0 {
 		if err := s.BumpGeneration(org); err != nil {
-			return Result{}, err
-		}
-		if err := s.RecordUpserts(org, im.created); err != nil {
 			return Result{}, err
 		}
 	}
