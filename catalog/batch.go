@@ -257,9 +257,11 @@ func (im *importer) flush() error {
 		return err
 	}
 
-	accepted, err := im.s.AcceptedValues(im.org, matched)
-	if err != nil {
-		return err
+	var accepted map[int64][]store.AcceptedValue
+	if im.enriched {
+		if accepted, err = im.s.AcceptedValues(im.org, matched); err != nil {
+			return err
+		}
 	}
 	var read []int64 // stored rows to read: to compare, or with accepted values
 	for _, sp := range stored {

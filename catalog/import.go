@@ -71,7 +71,7 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		return s.WithImportSettings(func() error {
+		return s.WithoutMemoryMap(func() error {
 			// decode on other goroutines while this one loads and writes
 			events, done := make(chan event, 16), make(chan struct{})
 			d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}

@@ -42,11 +42,12 @@ type importer struct {
 	writer  *store.ImportProductWriter
 	buf     []byte // digest scratch space
 
+	enriched bool // the organization has accepted values on record
 	accepted acceptedChanges
 }
 
 // fileProduct is what the import remembers of each product of the file
-// (16 bytes, plus its id as the key).
+// (12 bytes, plus its id as the key: about 50 bytes a product in the map).
 type fileProduct struct {
 	index, line   int32
 	variant       bool
@@ -103,9 +104,13 @@ func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, e
 	if err != nil {
 		return nil, err
 	}
+	enriched, err := s.HasAcceptedValues(org)
+	if err != nil {
+		return nil, err
+	}
 	stamp := now()
 	return &importer{
-		s: s, org: org, now: stamp, opts: opts, state: state,
+		s: s, org: org, now: stamp, opts: opts, state: state, enriched: enriched,
 		writer:      s.NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},

@@ -111,13 +111,14 @@ const storedProductColumns = "[[id]], [[sku]], [[externalId]], [[variantMaster]]
 // writes so far included), in id order. One query per call: the import
 // asks once per batch, with a few hundred keys.
 func (s *Store) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []string) ([]StoredProduct, error) {
-	// note: each half of the UNION is a seek per key on its own index
-	// (idx_products_sku; the partial idx_products_external_id, which the
-	// non-empty condition lets the planner use)
-	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}}
-		WHERE [[organization]] = {:org} AND `+inList("sku", "skus")+`
-		UNION SELECT `+storedProductColumns+` FROM {{products}}
-		WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+inList("externalId", "exts"),
+	// note: the keys find rowids in the indexes alone (idx_products_sku; the
+	// partial idx_products_external_id, which the non-empty condition lets
+	// the planner use), then each row is read once: a UNION of rows read a
+	// product found by both keys twice, and a plain OR let the planner, on a
+	// catalog without statistics, scan the organization's rows per batch
+	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}} WHERE [[rowid]] IN (
+		SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND `+inList("sku", "skus")+`
+		UNION SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+inList("externalId", "exts")+`)`,
 		dbx.Params{"skus": inValues(skus), "exts": inValues(externalIDs)})
 }
 
@@ -274,25 +275,17 @@ func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx
 	return id, nil
 }
 
-// importCacheKiB is the page cache of the import's connection, where the
-// service's is 8 MB (service/db.go): the index pages an import inserts into
-// stay cached across batches instead of being written out and read back.
-// Measured at 1M products: 8 MB 67 s and 202 MB peak RSS, 32 MB 63 s and
-// 252 MB, 128 MB 438 MB (a re-import: 18 s, 15 s); the cache's pages cost
-// about half again their size in resident memory.
-const importCacheKiB = 32 * 1024
-
-// WithImportSettings runs fn with the store's connection set up for a bulk
-// import, then restores its settings: a larger page cache (importCacheKiB),
-// and no memory map. note: an import reads every product row of the
-// organization once; through the map the service uses (service/db.go),
-// every page read would stay in the process's resident memory (RSS) as a
-// mapped file page, so a re-import of 100k products peaked at 510 MB
-// instead of 230 MB, for no gain in speed.
-func (s *Store) WithImportSettings(fn func() error) error {
-	return s.withPragma("mmap_size", 0, func() error {
-		return s.withPragma("cache_size", -importCacheKiB, fn)
-	})
+// WithoutMemoryMap runs fn with the store's connection reading the
+// database through its page cache instead of the memory map the service
+// uses (service/db.go), then restores the map. note: an import reads every
+// product row of the organization once; through the map, every page read
+// would stay in the process's resident memory (RSS) as a mapped file page,
+// so a re-import of 100k products peaked at 510 MB instead of 230 MB, for
+// no gain in speed. The page cache stays the service's 8 MB: a larger one
+// saved little (1M products: 67 s with 8 MB, 63 s with 32 MB, on a noisy
+// machine) and cost half again its size in RSS at every catalog size.
+func (s *Store) WithoutMemoryMap(fn func() error) error {
+	return s.withPragma("mmap_size", 0, fn)
 }
 
 // withPragma runs fn with the connection setting name set to value, then
