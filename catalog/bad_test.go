@@ -72,6 +72,15 @@ func TestImportRefusesBadFiles(t *testing.T) {
 			"attributeTemplates[0].options[0].priority", "want an integer, got a string", 1},
 		{"bad product after many good ones", manyProducts(1200, `{"sku": ""}`), "products[1200].sku", "required", 1202},
 		{"unknown master after many good ones", manyProducts(1200, `{"sku": "V", "variantMaster": "NONE"}`), "products[1200].variantMaster", "no product", 1202},
+		// the first of the pair was written batches before: the stored rows say so
+		{"duplicate sku batches apart", manyProducts(1200, `{"sku": "BULK-3"}`), "products[1200].sku",
+			`duplicate SKU "BULK-3" (also products[3], line 5)`, 1202},
+		{"duplicate externalId batches apart", manyProducts(1200, `{"sku": "X", "externalId": "BULK-7"}`), "products[1200].externalId",
+			`duplicate externalId "BULK-7" (also products[7])`, 1202},
+		{"sku shared batches after it named a master", manyProducts(1200, `{"sku": "V", "variantMaster": "BULK-5"}, {"sku": "BULK-5", "externalId": "E-X"}`),
+			"products[1200].variantMaster", `SKU "BULK-5" is shared by several products`, 1202},
+		{"a stored product matched batches apart", strings.Replace(manyProducts(1200, `{"sku": "MUG-X", "externalId": "ERP-9"}`),
+			`[`, `[{"sku": "MUG-1"},`, 1), "products[1201]", "as products[0]", 1202},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

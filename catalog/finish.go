@@ -2,21 +2,28 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // finish writes the last batch, then checks and writes what needed the
-// whole file: SKUs against stored products, variant masters, templates of
-// products read before the templates, and the products the file lacks.
+// whole file: SKUs taken from stored products, variant masters, stored
+// variants whose master changed, templates of products read before the
+// templates, and the products the file lacks. The checks read the rows as
+// the file left them.
 func (im *importer) finish() error {
 	if err := im.flush(); err != nil {
 		return err
 	}
-	if err := im.checkStoredSKUs(); err != nil {
+	if err := im.checkClaims(); err != nil {
 		return err
 	}
 	if err := im.linkVariants(); err != nil {
+		return err
+	}
+	if err := im.checkStoredVariants(); err != nil {
 		return err
 	}
 	if err := im.linkEarlyTemplates(); err != nil {
@@ -30,117 +37,149 @@ func (im *importer) finish() error {
 	return im.writeAccepted()
 }
 
-// checkStoredSKUs refuses a file that would give a product the SKU of a
-// stored product that the file does not update, unless both have an
-// externalId, which tells them apart: then they share the SKU.
-func (im *importer) checkStoredSKUs() error {
-	var first *fileProduct
-	var firstSKU string
-	var owner int64
-	for sku, fp := range im.skus {
-		for _, sp := range im.state.BySKU[sku] {
-			if sp.ID == fp.id {
-				continue
-			}
-			if _, updated := im.targets[sp.ID]; updated {
-				continue // its SKU changes
-			}
-			if fp.hasExternalID && sp.ExternalID != "" {
-				continue // a shared SKU
-			}
-			if first == nil || fp.index < first.index {
-				first, firstSKU, owner = &fp, sku, sp.ID
-			}
+// checkClaims refuses a file that gives a product the SKU of a stored
+// product that the file does not update, unless both have an externalId,
+// which tells them apart: then they share the SKU.
+func (im *importer) checkClaims() error {
+	for _, c := range im.claims { // in file order
+		if _, updated := im.seen[c.owner]; !updated {
+			return &Error{Path: fieldPath(c.index, "sku"), Line: c.line,
+				Msg: fmt.Sprintf("SKU %q belongs to another stored product (id %d), which this file does not update and which has no externalId to tell the two apart", c.sku, c.owner)}
 		}
-	}
-	if first != nil {
-		return &Error{Path: fmt.Sprintf("products[%d].sku", first.index), Line: first.line,
-			Msg: fmt.Sprintf("SKU %q belongs to another stored product (id %d), which this file does not update and which has no externalId to tell the two apart", firstSKU, owner)}
 	}
 	return nil
 }
 
-// holders lists the products that have sku once the file is written: the
-// file's (its first product, and whether others share it) and the stored
-// ones that the file does not update.
-func (im *importer) holders(sku string) (file fileProduct, inFile bool, stored []*store.StoredProduct) {
-	file, inFile = im.skus[sku]
-	for _, sp := range im.state.BySKU[sku] {
-		if _, updated := im.targets[sp.ID]; !updated {
-			stored = append(stored, sp)
+// holders returns the products that have each of skus, as the file left
+// them, by SKU.
+func (im *importer) holders(skus []string) (map[string][]store.StoredProduct, error) {
+	out := map[string][]store.StoredProduct{}
+	for start := 0; start < len(skus); start += batchSize {
+		rows, err := im.s.ImportProductsByKeys(im.org, skus[start:min(start+batchSize, len(skus))], nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.SKU] = append(out[r.SKU], r)
 		}
 	}
-	return file, inFile, stored
+	return out, nil
 }
 
-// linkVariants resolves every variant's master SKU, checks that masters are
-// not variants themselves and that their SKU is not shared, and corrects
-// the rows whose master was not known, or mispredicted, when written.
+// isVariant says whether a product is a variant once the file is written.
+func (im *importer) isVariant(p store.StoredProduct) bool {
+	if fp, inFile := im.seen[p.ID]; inFile {
+		return fp.variant // its row may not be linked yet
+	}
+	return p.Master != 0
+}
+
+// linkVariants resolves the master SKUs that were not certain when their
+// variants were written, checks that masters are not variants themselves
+// and that their SKU is not shared, and corrects the rows whose master was
+// not known, or mispredicted, when written.
 func (im *importer) linkVariants() error {
+	var skus []string
+	for _, l := range im.links {
+		skus = append(skus, l.master)
+	}
+	slices.Sort(skus)
+	holders, err := im.holders(slices.Compact(skus))
+	if err != nil {
+		return err
+	}
 	var fixes []store.ImportVariantLink
 	for _, l := range im.links {
-		path := fmt.Sprintf("products[%d].variantMaster", l.index)
-		var master int64
-		isVariant := false
-		fp, inFile, stored := im.holders(l.master)
+		path := fieldPath(l.index, "variantMaster")
+		hs := holders[l.master]
 		switch {
-		case inFile && (fp.shared || len(stored) > 0), len(stored) > 1:
+		case len(hs) > 1:
 			return &Error{Path: path, Line: l.line,
 				Msg: fmt.Sprintf("SKU %q is shared by several products, so it cannot name a variant master", l.master)}
-		case inFile:
-			master, isVariant = fp.id, fp.variant
-		case len(stored) == 1:
-			master, isVariant = stored[0].ID, stored[0].Master != 0
-		}
-		switch {
-		case master == 0:
+		case len(hs) == 0:
 			return &Error{Path: path, Line: l.line, Msg: fmt.Sprintf("no product with SKU %q", l.master)}
-		case master == l.id:
+		case hs[0].ID == l.id:
 			return &Error{Path: path, Line: l.line, Msg: "a product cannot be its own variant master"}
-		case isVariant:
+		case im.isVariant(hs[0]):
 			return &Error{Path: path, Line: l.line,
 				Msg: fmt.Sprintf("product %q is itself a variant, so it cannot be a master", l.master)}
 		}
-		if master != l.written {
+		if master := hs[0].ID; master != l.written {
 			fixes = append(fixes, store.ImportVariantLink{ID: l.id, Master: master, Hash: importHash(l.linked, master)})
-			im.rewritten(l.id, l.outcome)
-		}
-	}
-
-	// a stored variant that the file leaves alone keeps its master, which
-	// therefore must not become a variant, nor share its SKU with a product
-	// of the file
-	for i := range im.state.Products {
-		v := &im.state.Products[i]
-		if _, updated := im.targets[v.ID]; v.Master == 0 || updated {
-			continue
-		}
-		m, masterInFile := im.targets[v.Master]
-		sku := m.sku
-		switch {
-		case masterInFile && m.variant:
-			return &Error{Path: fmt.Sprintf("products[%d].variantMaster", m.index), Line: m.line,
-				Msg: fmt.Sprintf("this product is the master of stored variant %q, so it cannot be a variant", v.SKU)}
-		case !masterInFile && im.state.ByID[v.Master] == nil:
-			continue
-		case !masterInFile:
-			sku = im.state.ByID[v.Master].SKU
-		}
-		fp, inFile, stored := im.holders(sku)
-		holders := len(stored)
-		if fp.shared {
-			holders++
-		}
-		if inFile && holders > 0 {
-			at := fp
-			if masterInFile {
-				at = m
-			}
-			return &Error{Path: fmt.Sprintf("products[%d].sku", at.index), Line: at.line,
-				Msg: fmt.Sprintf("SKU %q is the SKU of the master of stored variant %q, so it cannot be shared", sku, v.SKU)}
+			im.rewritten(l.outcome)
 		}
 	}
 	return im.s.SetImportVariantMasters(im.org, fixes, im.now)
+}
+
+// checkStoredVariants refuses a file that changes the master of a stored
+// variant it leaves alone: that master must not become a variant, nor
+// share its SKU with another product.
+func (im *importer) checkStoredVariants() error {
+	for _, m := range im.masters { // in file order
+		if _, updated := im.seen[m.variant]; !updated {
+			return &Error{Path: fieldPath(m.index, "variantMaster"), Line: m.line,
+				Msg: fmt.Sprintf("this product is the master of stored variant %q, so it cannot be a variant", m.variantSKU)}
+		}
+	}
+
+	skus := slices.Sorted(maps.Keys(im.shared))
+	holders, err := im.holders(skus)
+	if err != nil {
+		return err
+	}
+	var masters []int64
+	skuOf := map[int64]string{}
+	for sku, hs := range holders {
+		if len(hs) > 1 {
+			for _, h := range hs {
+				masters, skuOf[h.ID] = append(masters, h.ID), sku
+			}
+		}
+	}
+	var first *Error
+	firstIndex := 0
+	for start := 0; start < len(masters); start += batchSize {
+		variants, err := im.s.ImportVariantsOf(im.org, masters[start:min(start+batchSize, len(masters))])
+		if err != nil {
+			return err
+		}
+		for _, v := range variants {
+			sku := skuOf[v.Master]
+			index, e := im.sharedMasterError(v, sku, holders[sku])
+			if e != nil && (first == nil || index < firstIndex) {
+				first, firstIndex = e, index
+			}
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return nil
+}
+
+// sharedMasterError is the fault of variant v whose master's SKU is shared
+// by holders, and the index of the product of the file at fault: the
+// variant if the file has it, else the master, else the first product of
+// the file with that SKU.
+func (im *importer) sharedMasterError(v store.StoredProduct, sku string, holders []store.StoredProduct) (int, *Error) {
+	if fp, inFile := im.seen[v.ID]; inFile {
+		return int(fp.index), &Error{Path: fieldPath(int(fp.index), "variantMaster"), Line: int(fp.line),
+			Msg: fmt.Sprintf("SKU %q is shared by several products, so it cannot name a variant master", sku)}
+	}
+	at, found := im.seen[v.Master]
+	if !found { // the first product of the file with the SKU
+		for _, h := range holders {
+			if fp, inFile := im.seen[h.ID]; inFile && (!found || fp.index < at.index) {
+				at, found = fp, true
+			}
+		}
+	}
+	if !found {
+		return 0, nil
+	}
+	return int(at.index), &Error{Path: fieldPath(int(at.index), "sku"), Line: int(at.line),
+		Msg: fmt.Sprintf("SKU %q is the SKU of the master of stored variant %q, so it cannot be shared", sku, v.SKU)}
 }
 
 // linkEarlyTemplates checks the templates of products read before the
@@ -180,7 +219,7 @@ func (im *importer) linkEarlyTemplates() error {
 		}
 		row.Template, row.Attributes = t.ID, text
 		relinks = append(relinks, store.ImportRelink{ID: e.id, Template: t.ID, Attributes: text, Hash: storedHash(row)})
-		im.rewritten(e.id, e.outcome)
+		im.rewritten(e.outcome)
 	}
 	return im.s.RelinkImportProducts(im.org, relinks, im.now)
 }
@@ -189,11 +228,13 @@ func (im *importer) linkEarlyTemplates() error {
 // the file does not contain.
 func (im *importer) deactivateMissing() error {
 	var ids []int64
-	for i := range im.state.Products {
-		p := &im.state.Products[i]
-		if _, inFile := im.targets[p.ID]; p.Active && !inFile {
-			ids = append(ids, p.ID)
+	err := im.s.EachActiveImportProduct(im.org, func(id int64) {
+		if _, inFile := im.seen[id]; !inFile {
+			ids = append(ids, id)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if err := im.s.DeactivateImportProducts(im.org, ids, im.now); err != nil {
 		return err

@@ -107,13 +107,10 @@ func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-c
 	if err := im.consume(events); err != nil {
 		return Result{}, err
 	}
-	// note: no trigger sees product inserts (store/generations.go,
-	// store/changes.go)
+	// note: no trigger sees product inserts (store/generations.go); the
+	// change feed heard of them batch by batch
 	if im.res.Created > 0 {
 		if err := s.BumpGeneration(org); err != nil {
-			return Result{}, err
-		}
-		if err := s.RecordUpserts(org, im.created); err != nil {
 			return Result{}, err
 		}
 	}

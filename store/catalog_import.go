@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -13,18 +15,14 @@ import (
 // so it sets every column itself (id, created, updated included). Call these
 // on a Store bound to the import's transaction (New(txApp)).
 
-// ImportState is what an import needs to know of an organization's stored
-// catalog before it writes: names and keys mapped to ids, each product's
-// import digest, nothing more. The upsert functions keep the templates and
-// brands current as they write.
+// ImportState is what an import keeps of an organization's stored catalog
+// while it writes: templates and brands by name (a few thousand at most),
+// which the upsert functions keep current. Products are not in it: they are
+// looked up batch by batch (ImportProductsByKeys), so that an import's
+// memory does not grow with the catalog.
 type ImportState struct {
-	Templates    map[string]*ImportTemplate // by name
-	Brands       map[string]*ImportBrand    // by name
-	Products     []StoredProduct            // in id order
-	ByID         map[int64]*StoredProduct
-	BySKU        map[string][]*StoredProduct // lowest id first: a SKU may be shared
-	ByExternalID map[string]*StoredProduct   // non-empty ones only; the lowest id
-	Enriched     map[int64]bool              // products with accepted values on record
+	Templates map[string]*ImportTemplate // by name
+	Brands    map[string]*ImportBrand    // by name
 }
 
 // ImportTemplate is a stored attribute template and its option ids.
@@ -51,14 +49,11 @@ type StoredProduct struct {
 	Hash            string
 }
 
-// LoadImportState reads org's templates, options, brands and product keys.
+// LoadImportState reads org's templates, options and brands.
 func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	st := &ImportState{
-		Templates:    map[string]*ImportTemplate{},
-		Brands:       map[string]*ImportBrand{},
-		ByID:         map[int64]*StoredProduct{},
-		BySKU:        map[string][]*StoredProduct{},
-		ByExternalID: map[string]*StoredProduct{},
+		Templates: map[string]*ImportTemplate{},
+		Brands:    map[string]*ImportBrand{},
 	}
 	var options []struct {
 		Template      string         `db:"template"`
@@ -105,43 +100,80 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	for _, b := range brands {
 		st.Brands[b.Name] = &ImportBrand{ID: ParseID(b.ID), Website: b.Website, Slug: b.Slug}
 	}
-
-	if err := s.loadProductKeys(org, st); err != nil {
-		return nil, err
-	}
-	if st.Enriched, err = s.EnrichedProductIDs(org); err != nil {
-		return nil, err
-	}
 	return st, nil
 }
 
-// loadProductKeys scans the product keys row by row: there may be many.
-func (s *Store) loadProductKeys(org enrichment.Org, st *ImportState) error {
-	rows, err := s.db().Select("id", "sku", "externalId", "variantMaster", "active", "importHash").From("products").
-		Where(dbx.HashExp{"organization": string(org)}).OrderBy("CAST(id AS INTEGER)").Rows()
+// storedProductColumns are the columns a StoredProduct is scanned from.
+const storedProductColumns = "[[id]], [[sku]], [[externalId]], [[variantMaster]], [[active]], [[importHash]]"
+
+// ImportProductsByKeys returns org's products whose SKU is one of skus or
+// whose externalId is one of externalIDs, as they are now (the import's
+// writes so far included), in id order. One query per call: the import
+// asks once per batch, with a few hundred keys.
+func (s *Store) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []string) ([]StoredProduct, error) {
+	// note: the keys find rowids in the indexes alone (idx_products_sku; the
+	// partial idx_products_external_id, which the non-empty condition lets
+	// the planner use), then each row is read once: a UNION of rows read a
+	// product found by both keys twice, and a plain OR let the planner, on a
+	// catalog without statistics, scan the organization's rows per batch
+	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}} WHERE [[rowid]] IN (
+		SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND `+inList("sku", "skus")+`
+		UNION SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+inList("externalId", "exts")+`)`,
+		dbx.Params{"skus": inValues(skus), "exts": inValues(externalIDs)})
+}
+
+// ImportVariantsOf returns org's products whose variant master is one of
+// masters, in id order.
+func (s *Store) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredProduct, error) {
+	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}}
+		WHERE [[organization]] = {:org} AND [[variantMaster]] != '' AND `+inList("variantMaster", "masters"),
+		dbx.Params{"masters": inValues(stringIDs(masters))})
+}
+
+// scanStoredProducts runs query, which selects storedProductColumns of
+// org's products, and returns the rows in id order.
+func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.Params) ([]StoredProduct, error) {
+	params["org"] = string(org)
+	rows, err := s.db().NewQuery(query).Bind(params).Rows()
 	if err != nil {
-		return fmt.Errorf("load products of organization %s: %w", org, err)
+		return nil, fmt.Errorf("find products of organization %s: %w", org, err)
 	}
 	defer rows.Close()
+	var out []StoredProduct
 	for rows.Next() {
 		var id, master string
 		var p StoredProduct
 		if err := rows.Scan(&id, &p.SKU, &p.ExternalID, &master, &p.Active, &p.Hash); err != nil {
-			return fmt.Errorf("load products of organization %s: %w", org, err)
+			return nil, fmt.Errorf("find products of organization %s: %w", org, err)
 		}
 		p.ID, p.Master = ParseID(id), ParseID(master)
-		st.Products = append(st.Products, p)
+		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load products of organization %s: %w", org, err)
+		return nil, fmt.Errorf("find products of organization %s: %w", org, err)
 	}
-	for i := range st.Products {
-		p := &st.Products[i]
-		st.ByID[p.ID] = p
-		st.BySKU[p.SKU] = append(st.BySKU[p.SKU], p)
-		if _, seen := st.ByExternalID[p.ExternalID]; p.ExternalID != "" && !seen {
-			st.ByExternalID[p.ExternalID] = p
+	slices.SortFunc(out, func(a, b StoredProduct) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// EachActiveImportProduct calls fn with the id of each of org's active
+// products, in id order, one row at a time.
+func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) error {
+	rows, err := s.db().NewQuery(`SELECT [[id]] FROM {{products}} WHERE [[organization]] = {:org} AND [[active]] = TRUE
+		ORDER BY CAST([[id]] AS INTEGER)`).Bind(dbx.Params{"org": string(org)}).Rows()
+	if err != nil {
+		return fmt.Errorf("list active products of organization %s: %w", org, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("list active products of organization %s: %w", org, err)
 		}
+		fn(ParseID(id))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list active products of organization %s: %w", org, err)
 	}
 	return nil
 }
@@ -249,19 +281,27 @@ func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx
 // product row of the organization once; through the map, every page read
 // would stay in the process's resident memory (RSS) as a mapped file page,
 // so a re-import of 100k products peaked at 510 MB instead of 230 MB, for
-// no gain in speed.
-func (s *Store) WithoutMemoryMap(fn func() error) (err error) {
-	var size int64
-	if err := s.db().NewQuery("PRAGMA mmap_size").Row(&size); err != nil {
-		return fmt.Errorf("read mmap_size: %w", err)
+// no gain in speed. The page cache stays the service's 8 MB: a larger one
+// saved little (1M products: 67 s with 8 MB, 63 s with 32 MB, on a noisy
+// machine) and cost half again its size in RSS at every catalog size.
+func (s *Store) WithoutMemoryMap(fn func() error) error {
+	return s.withPragma("mmap_size", 0, fn)
+}
+
+// withPragma runs fn with the connection setting name set to value, then
+// puts the previous value back.
+func (s *Store) withPragma(name string, value int64, fn func() error) (err error) {
+	var was int64
+	if err := s.db().NewQuery("PRAGMA " + name).Row(&was); err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
 	}
-	if _, err := s.db().NewQuery("PRAGMA mmap_size = 0").Execute(); err != nil {
-		return fmt.Errorf("set mmap_size: %w", err)
+	if _, err := s.db().NewQuery("PRAGMA " + name + " = " + strconv.FormatInt(value, 10)).Execute(); err != nil {
+		return fmt.Errorf("set %s: %w", name, err)
 	}
 	defer func() { // note: a connection setting, so put it back
-		_, resetErr := s.db().NewQuery("PRAGMA mmap_size = " + strconv.FormatInt(size, 10)).Execute()
+		_, resetErr := s.db().NewQuery("PRAGMA " + name + " = " + strconv.FormatInt(was, 10)).Execute()
 		if err == nil && resetErr != nil {
-			err = fmt.Errorf("reset mmap_size: %w", resetErr)
+			err = fmt.Errorf("reset %s: %w", name, resetErr)
 		}
 	}()
 	return fn()
@@ -270,26 +310,15 @@ func (s *Store) WithoutMemoryMap(fn func() error) (err error) {
 // AnalyzeCatalog refreshes the query planner's statistics of the catalog
 // tables, which a bulk load leaves stale or missing. It samples (SQLite's
 // analysis_limit) so that its cost does not grow with the tables.
-func (s *Store) AnalyzeCatalog() (err error) {
-	var limit int
-	if err := s.db().NewQuery("PRAGMA analysis_limit").Row(&limit); err != nil {
-		return fmt.Errorf("read analysis_limit: %w", err)
-	}
-	if _, err := s.db().NewQuery("PRAGMA analysis_limit = 1000").Execute(); err != nil {
-		return fmt.Errorf("set analysis_limit: %w", err)
-	}
-	defer func() { // note: a connection setting, so put it back
-		_, resetErr := s.db().NewQuery("PRAGMA analysis_limit = " + strconv.Itoa(limit)).Execute()
-		if err == nil && resetErr != nil {
-			err = fmt.Errorf("reset analysis_limit: %w", resetErr)
+func (s *Store) AnalyzeCatalog() error {
+	return s.withPragma("analysis_limit", 1000, func() error {
+		for _, table := range []string{"products", "brands", "attribute_templates", "attribute_options"} {
+			if _, err := s.db().NewQuery("ANALYZE {{" + table + "}}").Execute(); err != nil {
+				return fmt.Errorf("analyze %s: %w", table, err)
+			}
 		}
-	}()
-	for _, table := range []string{"products", "brands", "attribute_templates", "attribute_options"} {
-		if _, err := s.db().NewQuery("ANALYZE {{" + table + "}}").Execute(); err != nil {
-			return fmt.Errorf("analyze %s: %w", table, err)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // optionalID renders a relation id, "" for none.

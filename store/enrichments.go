@@ -113,20 +113,16 @@ func (s *Store) rememberAccepted(org enrichment.Org, revision string, product *c
 	return nil
 }
 
-// EnrichedProductIDs returns the ids of org's products that have accepted
-// values on record.
-func (s *Store) EnrichedProductIDs(org enrichment.Org) (map[int64]bool, error) {
-	var ids []string
-	err := s.db().Select("product").Distinct(true).From(schema.AcceptedValuesTable).
-		Where(dbx.HashExp{"organization": string(org)}).Column(&ids)
+// HasAcceptedValues says whether any of org's products has accepted values
+// on record: if none, an import need not look for them batch by batch.
+func (s *Store) HasAcceptedValues(org enrichment.Org) (bool, error) {
+	var n int
+	err := s.db().NewQuery(`SELECT COUNT(*) FROM (SELECT 1 FROM {{` + schema.AcceptedValuesTable + `}}
+		WHERE [[organization]] = {:org} LIMIT 1)`).Bind(dbx.Params{"org": string(org)}).Row(&n)
 	if err != nil {
-		return nil, fmt.Errorf("read enriched products of organization %s: %w", org, err)
+		return false, fmt.Errorf("look for accepted values of organization %s: %w", org, err)
 	}
-	out := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		out[ParseID(id)] = true
-	}
-	return out, nil
+	return n > 0, nil
 }
 
 // AcceptedValues returns the accepted values on record for org's products
