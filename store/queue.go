@@ -16,11 +16,11 @@ import (
 
 // The reviewers' queue: the pending revisions of the organizations a
 // reviewer may see, filtered and ordered as the reviewer chose, a page at a
-// time, with the counts per confidence band. Its filters and orders are
-// served by one partial index of the pending revisions that holds every
-// filtered and sorted column (schema.IdxRevisionsQueue), so the order and
-// the counts are taken from index entries alone and only the page's rows
-// are read.
+// time, with the counts per confidence band. The partial index of pending
+// revisions by client and product (schema.IdxRevisionsPendingProduct) holds
+// every column the queue filters and sorts on, so the order and the counts
+// are taken from its entries alone (a few tens of thousands, sorted for
+// the page asked) and only the page's rows are read.
 
 // QueueSorts name the queue's orders; each breaks ties in submission order.
 var QueueSorts = []string{"confidence-desc", "confidence-asc", "age-desc", "age-asc"}
@@ -156,7 +156,8 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 		params["sku"] = "%" + likeEscaper.Replace(q.SKU) + "%"
 	}
 	if len(q.Exclude) > 0 {
-		where = append(where, "NOT "+inList("id", "exclude"))
+		// note: by rowid, which the index holds, where the id is in the row
+		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+inList("id", "exclude")+`)`)
 		params["exclude"] = inValues(q.Exclude)
 	}
 	if q.Template != "" {
@@ -168,7 +169,7 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 }
 
 // fromQueue is the FROM clause of the queries that the queue's index serves.
-const fromQueue = " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsQueue + " WHERE "
+const fromQueue = " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsPendingProduct + " WHERE "
 
 // orgValues encodes organizations as an inList parameter.
 func orgValues(orgs []enrichment.Org) string {
@@ -206,17 +207,17 @@ func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) 
 			q.Page = pos / q.PageSize
 		}
 	}
-	var ids []string
+	var rowIDs []int64
 	if q.Page < (total+q.PageSize-1)/q.PageSize { // note: a page past the end is empty
 		where, params := queueWhere(orgs, q, q.Band)
 		params["limit"], params["offset"] = q.PageSize, q.Page*q.PageSize
-		err := s.db().NewQuery("SELECT [[id]]" + fromQueue + where + " ORDER BY " + orderBy(keys) +
-			" LIMIT {:limit} OFFSET {:offset}").Bind(params).Column(&ids)
+		err := s.db().NewQuery("SELECT [[_rowid_]]" + fromQueue + where + " ORDER BY " + orderBy(keys) +
+			" LIMIT {:limit} OFFSET {:offset}").Bind(params).Column(&rowIDs)
 		if err != nil {
 			return Queue{}, fmt.Errorf("list the queue: %w", err)
 		}
 	}
-	items, err := s.queueItems(orgs, ids, q.Exclude)
+	items, err := s.queueItems(orgs, rowIDs, q.Exclude)
 	if err != nil {
 		return Queue{}, err
 	}
@@ -280,6 +281,7 @@ func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKe
 
 // queueRow is a queue item as read.
 type queueRow struct {
+	RowID          int64          `db:"rowID"`
 	ID             string         `db:"id"`
 	SKU            string         `db:"sku"`
 	Confidence     int            `db:"confidence"`
@@ -294,21 +296,25 @@ type queueRow struct {
 	ClientName     string         `db:"clientName"`
 }
 
-// queueItems reads the revisions ids of orgs, in the order of ids, with the
-// number of pending revisions of each one's product (those of exclude left
-// out).
-func (s *Store) queueItems(orgs []enrichment.Org, ids, exclude []string) ([]QueueItem, error) {
-	if len(ids) == 0 {
+// queueItems reads the revisions of orgs with the given rowids, in their
+// order, with the number of pending revisions of each one's product (those
+// of exclude left out).
+func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []string) ([]QueueItem, error) {
+	if len(rowIDs) == 0 {
 		return []QueueItem{}, nil
 	}
+	at := make(map[int64]int, len(rowIDs))
+	for i, id := range rowIDs {
+		at[id] = i
+	}
 	var rows []queueRow
-	err := s.db().NewQuery(`SELECT r.[[id]], r.[[sku]], r.[[confidence]], r.[[confidenceBand]], r.[[created]], r.[[status]],
+	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[confidence]], r.[[confidenceBand]], r.[[created]], r.[[status]],
 			r.[[proposed]], r.[[supersededFields]], r.[[apiClient]], r.[[product]],
 			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]]
 		FROM {{` + schema.Revisions + `}} AS r
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
 		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
-		WHERE r.` + inList("id", "ids")).Bind(dbx.Params{"ids": inValues(ids)}).All(&rows)
+		WHERE r.` + inList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": inValues(rowIDs)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read the queue's revisions: %w", err)
 	}
@@ -322,6 +328,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, ids, exclude []string) ([]Queu
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(rows, func(a, b queueRow) int { return at[a.RowID] - at[b.RowID] })
 	items := make([]QueueItem, 0, len(rows))
 	for _, r := range rows {
 		it := QueueItem{ID: r.ID, SKU: r.SKU, Confidence: r.Confidence, ConfidenceBand: r.ConfidenceBand,
@@ -333,7 +340,6 @@ func (s *Store) queueItems(orgs []enrichment.Org, ids, exclude []string) ([]Queu
 		}
 		items = append(items, it)
 	}
-	slices.SortFunc(items, func(a, b QueueItem) int { return slices.Index(ids, a.ID) - slices.Index(ids, b.ID) })
 	return items, nil
 }
 

@@ -54,8 +54,8 @@ func inList(column, param string) string {
 }
 
 // inValues encodes the values of an inList parameter.
-func inValues(values []string) string {
-	b, _ := json.Marshal(values) // note: strings always encode
+func inValues[T string | int64](values []T) string {
+	b, _ := json.Marshal(values) // note: strings and integers always encode
 	return string(b)
 }
 
