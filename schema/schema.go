@@ -105,8 +105,8 @@ const (
 	IdxProductsVariantMaster = "idx_products_variant_master"
 	// a revision's product (every status)
 	IdxRevisionsProduct = "idx_revisions_product"
-	// a client's pending revisions by product, with every other column the
-	// reviewers' queue filters and sorts on (partial: status = 'pending')
+	// a client's pending revisions by product, with the confidence and band
+	// the reviewers' queue sorts and counts on (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
 	// an organization's decided revisions by client, with their confidence
 	// (partial: accepted and rejected)

@@ -18,11 +18,13 @@ import (
 // reviewer may see, filtered and ordered as the reviewer chose, a page at a
 // time, with the counts per confidence band. The partial index of pending
 // revisions by client and product (schema.IdxRevisionsPendingProduct) holds
-// every column the queue filters and sorts on, so the order and the counts
-// are taken from its entries alone (a few tens of thousands, sorted for
-// the page asked) and only the page's rows are read.
+// the columns the queue sorts and counts on, so the order and the counts
+// are taken from its entries alone (a few tens of thousands, sorted only as
+// far as the page asked) and only the page's rows are read; a SKU filter
+// reads the rows it checks.
 
-// QueueSorts name the queue's orders; each breaks ties in submission order.
+// QueueSorts name the queue's orders: by confidence, ties in submission
+// order, or by submission order.
 var QueueSorts = []string{"confidence-desc", "confidence-asc", "age-desc", "age-asc"}
 
 // BandAny and BandNone are the band filters beside the confidence bands:
@@ -88,17 +90,19 @@ type BandCount struct {
 	Count int    `json:"count"`
 }
 
-// sortKey is one column of a queue order.
+// sortKey is one column of a queue order. Age is submission order: the
+// rowid, which every index entry holds, where the submission time is in
+// the row (revisions are stored as they are submitted).
 type sortKey struct {
 	column string
 	desc   bool
 }
 
 var queueOrders = map[string][]sortKey{
-	"confidence-desc": {{"confidence", true}, {"created", false}, {"_rowid_", false}},
-	"confidence-asc":  {{"confidence", false}, {"created", false}, {"_rowid_", false}},
-	"age-desc":        {{"created", false}, {"_rowid_", false}},
-	"age-asc":         {{"created", true}, {"_rowid_", true}},
+	"confidence-desc": {{"confidence", true}, {"_rowid_", false}},
+	"confidence-asc":  {{"confidence", false}, {"_rowid_", false}},
+	"age-desc":        {{"_rowid_", false}},
+	"age-asc":         {{"_rowid_", true}},
 }
 
 // orderBy is the ORDER BY list of an order.
@@ -253,13 +257,12 @@ func (s *Store) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int,
 // (0 for the first), or -1 when the queue does not hold it.
 func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKey) (int, error) {
 	var at struct {
-		Confidence int    `db:"confidence"`
-		Created    string `db:"created"`
-		RowID      int64  `db:"rowID"`
+		Confidence int   `db:"confidence"`
+		RowID      int64 `db:"rowID"`
 	}
 	where, params := queueWhere(orgs, q, q.Band)
 	params["revision"] = q.Revision
-	err := s.db().NewQuery("SELECT [[confidence]], [[created]], [[_rowid_]] AS [[rowID]] FROM {{" + schema.Revisions + "}} WHERE [[id]] = {:revision} AND " + where).
+	err := s.db().NewQuery("SELECT [[confidence]], [[_rowid_]] AS [[rowID]] FROM {{" + schema.Revisions + "}} WHERE [[id]] = {:revision} AND " + where).
 		Bind(params).One(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return -1, nil
@@ -267,7 +270,7 @@ func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKe
 	if err != nil {
 		return 0, fmt.Errorf("find revision %s in the queue: %w", q.Revision, err)
 	}
-	values := map[string]any{"confidence": at.Confidence, "created": at.Created, "_rowid_": at.RowID}
+	values := map[string]any{"confidence": at.Confidence, "_rowid_": at.RowID}
 	for i, k := range keys {
 		params["k"+strconv.Itoa(i)] = values[k.column]
 	}

@@ -44,9 +44,7 @@ func referenceQueue(rows []pendingRow, org enrichment.Org, q store.QueueQuery, b
 		}
 		out = append(out, r)
 	}
-	byAge := func(a, b pendingRow) int {
-		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.RowID, b.RowID))
-	}
+	byAge := func(a, b pendingRow) int { return cmp.Compare(a.RowID, b.RowID) } // submission order
 	slices.SortFunc(out, func(a, b pendingRow) int {
 		switch q.Sort {
 		case "confidence-desc":
