@@ -1,6 +1,7 @@
 package routes_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -42,11 +43,7 @@ func TestReviewOverview(t *testing.T) {
 	}
 	pendingOne := `"metrics":{"totalSubmitted":1,"reviewed":0,"accepted":0,"rejected":0,"pending":1`
 
-	for _, c := range []struct {
-		name, url, token, key string
-		status                int
-		want, absent          []string
-	}{
+	checkReviewerCases(t, h, []reviewerCase{
 		{name: "no token", url: overviewURL, status: 401},
 		{name: "an API key instead", url: overviewURL, key: f.A.Keys["both"], status: 401},
 		{name: "reviewer of A", url: overviewURL, token: reviewerA, status: 200,
@@ -61,31 +58,8 @@ func TestReviewOverview(t *testing.T) {
 			want: []string{clientOf(f.A), clientOf(f.B), `"all":{"totalSubmitted":2,`}},
 		{name: "superuser: organization B", url: overviewURL + "?organization=" + string(f.B.Org), token: super, status: 200,
 			want: []string{clientOf(f.B)}, absent: []string{clientOf(f.A)}},
-		{name: "POST", url: overviewURL, token: super, status: 405},
-	} {
-		method := http.MethodGet
-		if c.name == "POST" {
-			method = http.MethodPost
-		}
-		res := request(h, method, c.url, c.key, "")
-		if c.token != "" {
-			res = requestAuth(h, method, c.url, c.token, "")
-		}
-		if res.Code != c.status {
-			t.Errorf("%s: status %d, want %d: %s", c.name, res.Code, c.status, res.Body)
-			continue
-		}
-		for _, w := range c.want {
-			if !contains(res.Body.String(), w) {
-				t.Errorf("%s: no %s in %s", c.name, w, res.Body)
-			}
-		}
-		for _, a := range c.absent {
-			if contains(res.Body.String(), a) {
-				t.Errorf("%s: %s in %s", c.name, a, res.Body)
-			}
-		}
-	}
+		{name: "POST", method: http.MethodPost, url: overviewURL, token: super, status: 405},
+	})
 
 	// the same figures as the client's own metrics, once something is decided
 	if r := requestAuth(h, http.MethodPatch, "/api/collections/revisions/records/1", super, `{"status":"rejected"}`); r.Code != 200 {
@@ -256,6 +230,41 @@ func TestReviewOverviewTrendsPlan(t *testing.T) {
 	for _, p := range plan(bucketsSQL[0]) {
 		if strings.Contains(p, "revisions") && !strings.Contains(p, "USING COVERING INDEX idx_revisions_decided_trends") {
 			t.Errorf("revisions not read from the trends index: %q in\n%s", p, bucketsSQL[0])
+		}
+	}
+}
+
+// reviewerCase is a request to a reviewers' route: with a token (a
+// reviewer's or a superuser's), an API key, or neither.
+type reviewerCase struct {
+	name, method, url, token, key string
+	status                        int
+	want, absent                  []string // in the body
+}
+
+// checkReviewerCases sends each case (GET unless it says) and checks its
+// status and what its body holds and does not.
+func checkReviewerCases(t *testing.T, h http.Handler, cases []reviewerCase) {
+	t.Helper()
+	for _, c := range cases {
+		method := cmp.Or(c.method, http.MethodGet)
+		res := request(h, method, c.url, c.key, "")
+		if c.token != "" {
+			res = requestAuth(h, method, c.url, c.token, "")
+		}
+		if res.Code != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.name, res.Code, c.status, res.Body)
+			continue
+		}
+		for _, w := range c.want {
+			if !contains(res.Body.String(), w) {
+				t.Errorf("%s: no %s in %s", c.name, w, res.Body)
+			}
+		}
+		for _, a := range c.absent {
+			if contains(res.Body.String(), a) {
+				t.Errorf("%s: %s in %s", c.name, a, res.Body)
+			}
 		}
 	}
 }
