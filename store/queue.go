@@ -137,8 +137,8 @@ func ahead(keys []sortKey) string {
 }
 
 // queueWhere is the condition (SQL and parameters) of the pending
-// revisions of orgs that match q, in band (BandAny for any band); every
-// column it names is in the queue's index.
+// revisions of orgs that match q, in band (BandAny for any band); the index
+// holds every column it names but the SKU.
 func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.Params) {
 	// note: the literal status = 'pending' lets SQLite use the partial index
 	where := []string{inList("organization", "orgs"), "[[status]] = 'pending'"}
