@@ -136,10 +136,10 @@ export function productProposals(product) {
 
 /**
  * pendingOfProducts lists the pending revisions of the given products
- * (their proposals, not their base, or only the fields named), in chunks
+ * (their proposals, not their base) with their clients' names, in chunks
  * of product ids so that no filter grows too long.
  */
-export async function pendingOfProducts(products, fields = queueFields) {
+export async function pendingOfProducts(products) {
   const ids = [...new Set(products.filter(Boolean))];
   const out = [];
   for (let i = 0; i < ids.length; i += 80) {
@@ -152,8 +152,8 @@ export async function pendingOfProducts(products, fields = queueFields) {
     out.push(...await pb.collection('revisions').getFullList({
       filter: pb.filter(`status = 'pending' && (${terms.join(' || ')})`, params),
       sort: '-confidence,created,@rowid',
-      expand: fields.includes('expand.') ? 'apiClient' : undefined,
-      fields,
+      expand: 'apiClient',
+      fields: queueFields,
       batch: 500,
     }));
   }
