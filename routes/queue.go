@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -22,9 +23,6 @@ var queueRoutes = []route{
 // maxQueueExclude bounds the revisions a queue request may leave out: the
 // decisions a page holds before sending them.
 const maxQueueExclude = 5000
-
-// maxSKUFilter is the longest SKU filter: no SKU is longer.
-const maxSKUFilter = 200
 
 var recordID = regexp.MustCompile(schema.NumericIDPattern)
 
@@ -72,8 +70,8 @@ func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
 	if !slices.Contains(store.QueueSorts, q.Sort) {
 		errs["sort"] = validation.NewError("validation_in_invalid", "must be one of "+strings.Join(store.QueueSorts, ", "))
 	}
-	if len([]rune(q.SKU)) > maxSKUFilter {
-		errs["sku"] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", maxSKUFilter))
+	if utf8.RuneCountInString(q.SKU) > enrichment.MaxNameLength { // note: no SKU is longer
+		errs["sku"] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", enrichment.MaxNameLength))
 	}
 	if raw := values.Get("exclude"); raw != "" {
 		q.Exclude = strings.Split(raw, ",")
