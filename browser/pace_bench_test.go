@@ -72,6 +72,12 @@ func seedPending(b testing.TB, s *service, n int) string {
 	if _, err := catalog.Import(s.app, tenant.Org, &file, catalog.Options{}); err != nil {
 		b.Fatal(err)
 	}
+	// note: the generated images' host does not exist; each product's image
+	// comes from a server of the test's own, as a real catalog's would load
+	if _, err := s.app.DB().NewQuery("UPDATE products SET images = json_array({:img} || '/' || sku || '.png') WHERE organization = {:org}").
+		Bind(map[string]any{"img": imageServer(b), "org": string(tenant.Org)}).Execute(); err != nil {
+		b.Fatal(err)
+	}
 	var skus []string
 	if err := s.app.DB().NewQuery("SELECT sku FROM products WHERE organization = {:org} AND active ORDER BY CAST(id AS INTEGER) LIMIT {:n}").
 		Bind(map[string]any{"org": string(tenant.Org), "n": n}).Column(&skus); err != nil {
