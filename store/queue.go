@@ -142,7 +142,7 @@ func ahead(keys []sortKey) string {
 func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.Params) {
 	// note: the literal status = 'pending' lets SQLite use the partial index
 	where := []string{inList("organization", "orgs"), "[[status]] = 'pending'"}
-	params := dbx.Params{"orgs": orgValues(orgs)}
+	params := dbx.Params{"orgs": inValues(orgs)}
 	if q.Client != "" {
 		where = append(where, "[[apiClient]] = {:client}")
 		params["client"] = q.Client
@@ -174,15 +174,6 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 
 // fromQueue is the FROM clause of the queries that the queue's index serves.
 const fromQueue = " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsPendingProduct + " WHERE "
-
-// orgValues encodes organizations as an inList parameter.
-func orgValues(orgs []enrichment.Org) string {
-	ids := make([]string, len(orgs))
-	for i, org := range orgs {
-		ids[i] = string(org)
-	}
-	return inValues(ids)
-}
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
@@ -362,7 +353,7 @@ func (s *Store) pendingPerProduct(orgs []enrichment.Org, products, exclude []str
 		WHERE ` + inList("product", "products") + ` AND [[status]] = 'pending' AND ` + inList("organization", "orgs") + `
 		AND NOT ` + inList("id", "exclude") + `
 		GROUP BY [[product]]`).
-		Bind(dbx.Params{"products": inValues(products), "orgs": orgValues(orgs), "exclude": inValues(exclude)}).All(&rows)
+		Bind(dbx.Params{"products": inValues(products), "orgs": inValues(orgs), "exclude": inValues(exclude)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("count the pending revisions of the queue's products: %w", err)
 	}

@@ -54,7 +54,7 @@ func inList(column, param string) string {
 }
 
 // inValues encodes the values of an inList parameter.
-func inValues[T string | int64](values []T) string {
+func inValues[T ~string | ~int64](values []T) string {
 	b, _ := json.Marshal(values) // note: strings and integers always encode
 	return string(b)
 }
