@@ -9,6 +9,7 @@ import { $, h, message, replace } from './dom.js';
 import * as outbox from './outbox.js';
 import { pendingFields, planAccept } from './plan.js';
 import { clearSelection, clientName } from './queue.js';
+import { reasonOptions } from './why.js';
 
 let hold = () => {};
 
@@ -166,8 +167,7 @@ export function confirmDialog({ text, details = [], okLabel, danger = false, why
   $('#confirm-why').hidden = !why;
   $('#confirm-error').textContent = '';
   const reason = $('#confirm-reason');
-  replace(reason, h('option', { value: '' }, requireReason ? 'Choose a reason…' : 'No reason'),
-    api.reasons.map((r) => h('option', { value: r.value }, r.label)));
+  replace(reason, reasonOptions(requireReason));
   $('#confirm-comment').value = '';
   return new Promise((resolve) => {
     const check = (e) => {

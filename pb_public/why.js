@@ -9,9 +9,7 @@ let awaiting = null;
 /** why draws the reason picker and comment box for org's rules ({requireReason}). */
 export function why(org) {
   const required = Boolean(org.requireReason);
-  const reason = h('select', { id: 'reason', onkeydown: reasonKeys },
-    h('option', { value: '' }, required ? 'Choose a reason…' : 'No reason'),
-    api.reasons.map((r) => h('option', { value: r.value }, r.label)));
+  const reason = h('select', { id: 'reason', onkeydown: reasonKeys }, reasonOptions(required));
   return h('div', { class: 'why', id: 'why' },
     h('div', { class: 'field' },
       h('label', { for: 'reason' }, 'Reason ', h('span', { class: 'muted' },
@@ -20,6 +18,12 @@ export function why(org) {
     h('div', { class: 'field' },
       h('label', { for: 'comment' }, 'Comment to the vendor ', h('span', { class: 'muted' }, '(optional)')),
       h('textarea', { id: 'comment', rows: '2', maxlength: String(api.maxComment) })));
+}
+
+/** reasonOptions are a reason picker's options: none (or "choose" when required), then the reasons. */
+export function reasonOptions(required) {
+  return [h('option', { value: '' }, required ? 'Choose a reason…' : 'No reason'),
+    ...api.reasons.map((r) => h('option', { value: r.value }, r.label))];
 }
 
 // reasonKeys: Enter in the reason picker makes the decision that waits for it.
