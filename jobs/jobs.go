@@ -10,12 +10,15 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
+// ExpireProposalsJob is the cron id of the job that expires overdue proposals.
+const ExpireProposalsJob = "enrichmentExpireProposals"
+
 // Register schedules every job on app's cron (which runs while the server
 // serves).
 func Register(app core.App) {
 	// note: every ten minutes, so a revision expires at most ten minutes
 	// late; a reviewer's attempt on an overdue one expires it at once
-	app.Cron().MustAdd("enrichmentExpireProposals", "*/10 * * * *", func() { ExpireProposals(app) })
+	app.Cron().MustAdd(ExpireProposalsJob, "*/10 * * * *", func() { ExpireProposals(app) })
 	app.Cron().MustAdd("enrichmentPurgeChanges", "43 3 * * *", func() { PurgeChanges(app) })
 }
 
