@@ -13,13 +13,29 @@ import (
 // ExpireProposalsJob is the cron id of the job that expires overdue proposals.
 const ExpireProposalsJob = "enrichmentExpireProposals"
 
-// Register schedules every job on app's cron (which runs while the server
-// serves).
+// Register schedules every job of the service on app's cron (which runs
+// while the server serves). note: the replica package also replaces
+// PocketBase's own nightly job while it replicates (replica/serve.go): that
+// job is PocketBase's, changed only under replication.
 func Register(app core.App) {
 	// note: every ten minutes, so a revision expires at most ten minutes
 	// late; a reviewer's attempt on an overdue one expires it at once
 	app.Cron().MustAdd(ExpireProposalsJob, "*/10 * * * *", func() { ExpireProposals(app) })
 	app.Cron().MustAdd("enrichmentPurgeChanges", "43 3 * * *", func() { PurgeChanges(app) })
+	app.Cron().MustAdd("enrichmentIdempotencyPurge", "17 3 * * *", func() { PurgeIdempotencyKeys(app) })
+}
+
+// PurgeIdempotencyKeys forgets the externalSubmissionIds answered longer ago
+// than their retention.
+func PurgeIdempotencyKeys(app core.App) {
+	n, err := store.New(app).PurgeIdempotent(time.Now().Add(-store.IdempotencyRetention))
+	if err != nil {
+		app.Logger().Error("enrichment: purge idempotency keys", "error", err.Error())
+		return
+	}
+	if n > 0 {
+		app.Logger().Info("enrichment: purged idempotency keys", "count", n)
+	}
 }
 
 // PurgeChanges forgets the change feed's entries older than its retention.

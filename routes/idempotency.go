@@ -4,14 +4,10 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 )
-
-// idempotencyRetention is how long an externalSubmissionId is remembered.
-const idempotencyRetention = 31 * 24 * time.Hour
 
 // Refusals of an externalSubmissionId.
 var (
@@ -65,16 +61,4 @@ func (i *idempotency) begin(st *store.Store, client int64, key store.Idempotency
 	}
 	claim.replay = stored.Response
 	return claim, nil
-}
-
-// forget purges the keys answered longer ago than the retention.
-func (i *idempotency) forget(app core.App) {
-	n, err := store.New(app).PurgeIdempotent(time.Now().Add(-idempotencyRetention))
-	if err != nil {
-		app.Logger().Error("enrichment: purge idempotency keys", "error", err.Error())
-		return
-	}
-	if n > 0 {
-		app.Logger().Info("enrichment: purged idempotency keys", "count", n)
-	}
 }

@@ -77,7 +77,6 @@ func Register(app core.App) {
 			return se.Next()
 		},
 	})
-	app.Cron().MustAdd("enrichmentIdempotencyPurge", "17 3 * * *", func() { idempotencyOf(app).forget(app) })
 }
 
 // unroutable answers a request that no route took: 405 with Allow when the

@@ -9,12 +9,8 @@ import (
 	"os"
 
 	"github.com/catalog-enrichment/enrichment/cmd"
-	"github.com/catalog-enrichment/enrichment/hooks"
-	"github.com/catalog-enrichment/enrichment/jobs"
-	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
 	"github.com/catalog-enrichment/enrichment/replica"
-	"github.com/catalog-enrichment/enrichment/routes"
-	"github.com/catalog-enrichment/enrichment/webhooks"
+	"github.com/catalog-enrichment/enrichment/service/wiring"
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/plugins/migratecmd"
 )
@@ -38,12 +34,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	// schema changes come only from the Go migrations in migrations/
 	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{Automigrate: false})
 
-	hooks.Register(app)
-	routes.Register(app)
-	jobs.Register(app)
-	webhooks.Register(app)
-	routes.RegisterPublic(app, pages)
-	replica.Register(app, replicaURL, os.Stdout)
+	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true})
 	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app
 }

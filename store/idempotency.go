@@ -12,6 +12,9 @@ import (
 	"github.com/pocketbase/dbx"
 )
 
+// IdempotencyRetention is how long an externalSubmissionId is remembered.
+const IdempotencyRetention = 31 * 24 * time.Hour
+
 // IdempotencyKey is a client's externalSubmissionId with the hash of the
 // request that first used it.
 type IdempotencyKey struct {

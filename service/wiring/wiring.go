@@ -1,0 +1,50 @@
+// Package wiring binds the service's parts to a PocketBase app: the one
+// place that says what the service is made of. The binary (service.New) and
+// the tests (internal/fixture) both call Bind, so a test app is the service
+// as it runs, but for what Options leaves out.
+package wiring
+
+import (
+	"io"
+	"io/fs"
+
+	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/jobs"
+	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
+	"github.com/catalog-enrichment/enrichment/replica"
+	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/catalog-enrichment/enrichment/webhooks"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Options are what differs between the binary and a test app.
+type Options struct {
+	// Pages are served at / (pb_public, or a stand-in in tests).
+	Pages fs.FS
+	// ReplicaURL, when set, replicates data.db there while the app serves.
+	ReplicaURL string
+	// Out receives the server's own messages (replication); nil discards them.
+	Out io.Writer
+	// Deliver runs the webhook dispatcher while the app serves. The binary
+	// always does; tests that check what is queued leave it off, since a
+	// dispatcher would race them to the outbox (the e2e tests deliver
+	// through the real binary).
+	Deliver bool
+}
+
+// Bind registers the hooks, routes, jobs, pages and replication on app,
+// and the webhook dispatcher when o.Deliver.
+func Bind(app core.App, o Options) {
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	hooks.Register(app)
+	routes.Register(app)
+	jobs.Register(app)
+	if o.Deliver {
+		webhooks.Register(app)
+	}
+	routes.RegisterPublic(app, o.Pages)
+	replica.Register(app, o.ReplicaURL, out)
+}
