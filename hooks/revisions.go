@@ -83,7 +83,7 @@ func registerRevisions(app core.App) {
 			}
 			// an overdue revision is refused, then expired, in a transaction
 			// of its own (the decision's was rolled back)
-			if rule, ok := enrichment.AsError(err); ok && rule.Rule == store.RuleRevisionExpired {
+			if rule, ok := enrichment.AsError(err); ok && rule.Rule == enrichment.RuleRevisionExpired {
 				org := enrichment.Org(e.Record.GetString("organization"))
 				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, time.Now()); expireErr != nil {
 					return errors.Join(err, expireErr)
@@ -187,7 +187,7 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	}
 
 	from := stored.GetString("status")
-	d := store.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
+	d := enrichment.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
 		Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
 	// Go code may save a revision in a final state unchanged (PocketBase
 	// does so when the product is deleted); a request may not even try
@@ -203,8 +203,8 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	now := time.Now()
 	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
 		ID: stored.Id, Org: enrichment.Org(stored.GetString("organization")), Product: stored.GetString("product"),
-		Status: from, Created: stored.GetDateTime("created").Time(), Proposed: proposed,
-		Superseded: stored.GetStringSlice("supersededFields"),
+		UnderReview: enrichment.UnderReview{Status: from, Created: stored.GetDateTime("created").Time(), Proposed: proposed,
+			Superseded: stored.GetStringSlice("supersededFields")},
 	}, d, now)
 	if err != nil || !decided {
 		return false, err

@@ -165,17 +165,17 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	if err != nil {
 		return err
 	}
-	created := make([]*proposalState, len(rows))
+	created := make([]*enrichment.ProposalState, len(rows))
 	products := make([]string, len(rows))
 	for n, r := range rows {
-		created[n] = &proposalState{id: first + int64(n), product: r.product, fields: r.fields, status: enrichment.StatusPending}
+		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields, Status: enrichment.StatusPending}
 		products[n] = r.product
 	}
 	older, err := s.pendingProposals(org, client, unique(products))
 	if err != nil {
 		return err
 	}
-	supersede(older, created)
+	enrichment.Supersede(older, created)
 
 	now := time.Now()
 	stamp := FormatTime(now)
@@ -183,24 +183,24 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	defer q.Close()
 	for n, r := range rows {
 		c := created[n]
-		superseded, err := json.Marshal(c.superseded)
+		superseded, err := json.Marshal(c.Superseded)
 		if err != nil {
 			return err
 		}
 		by, closed := "", ""
-		if c.status == enrichment.StatusSuperseded {
-			by, closed = FormatID(c.supersededBy), stamp
+		if c.Status == enrichment.StatusSuperseded {
+			by, closed = FormatID(c.SupersededBy), stamp
 		}
 		_, err = q.Bind(dbx.Params{
-			"id": FormatID(c.id), "org": string(org), "client": FormatID(client), "product": r.product,
+			"id": FormatID(c.ID), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
-			"base": r.base, "external": external, "status": c.status, "superseded": string(superseded),
+			"base": r.base, "external": external, "status": c.Status, "superseded": string(superseded),
 			"by": by, "closed": closed, "now": stamp,
 		}).Execute()
 		if err != nil {
 			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
 		}
-		results[r.item].RevisionID = &c.id
+		results[r.item].RevisionID = &c.ID
 	}
 	if err := s.writeSuperseded(older, stamp); err != nil {
 		return err
@@ -210,16 +210,16 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	deltas := metricDeltas{}
 	var superseded []int64
 	for _, c := range created {
-		deltas.add(who, now, c.status, "", "", 1)
+		deltas.add(who, now, c.Status, "", "", 1)
 	}
 	for _, o := range older {
-		if o.status == enrichment.StatusSuperseded {
-			deltas.move(who, o.created, now, o.status, "", "")
+		if o.Status == enrichment.StatusSuperseded {
+			deltas.move(who, o.Created, now, o.Status, "", "")
 		}
 	}
 	for _, p := range slices.Concat(older, created) {
-		if p.status == enrichment.StatusSuperseded {
-			superseded = append(superseded, p.id)
+		if p.Status == enrichment.StatusSuperseded {
+			superseded = append(superseded, p.ID)
 		}
 	}
 	if err := s.writeMetricDeltas(org, deltas); err != nil {

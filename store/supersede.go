@@ -4,8 +4,6 @@ import (
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -13,68 +11,15 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
-// Supersession (docs/review.md): within one API client's proposals for one
-// product, a newer proposal of a field replaces the older pending one's.
-// The older revision's field becomes superseded; once all of its proposed
-// fields are, the revision itself is superseded by the newer one. It happens
-// in the transaction that stores the newer batch, so two batches of one
-// client, however concurrent, leave at most one pending proposal per field.
-// Different clients' proposals never supersede each other.
-
-// proposalState is a revision of one client while a batch is stored: its
-// proposed fields, those superseded so far, and its status.
-type proposalState struct {
-	id           int64
-	created      time.Time
-	product      string
-	fields       []string // proposed, in API order
-	superseded   []string // superseded so far, in API order
-	status       string   // pending or superseded
-	supersededBy int64
-	changed      bool // an older revision the batch changed, to write back
-}
-
-// supersede applies each new revision, in id order, to the pending ones
-// before it for the same product: older (the stored ones, in id order) and
-// earlier new ones. It marks what changed in place.
-func supersede(older, created []*proposalState) {
-	pending := map[string][]*proposalState{}
-	for _, o := range older {
-		pending[o.product] = append(pending[o.product], o)
-	}
-	for _, n := range created {
-		var still []*proposalState
-		for _, prev := range pending[n.product] {
-			for _, f := range n.fields {
-				if slices.Contains(prev.fields, f) && !slices.Contains(prev.superseded, f) {
-					prev.superseded = append(prev.superseded, f)
-					prev.changed = true
-				}
-			}
-			if len(prev.superseded) == len(prev.fields) {
-				prev.status, prev.supersededBy = enrichment.StatusSuperseded, n.id
-				continue
-			}
-			still = append(still, prev)
-		}
-		pending[n.product] = append(still, n)
-	}
-	for _, p := range slices.Concat(older, created) {
-		p.superseded = inAPIOrder(p.superseded)
-	}
-}
-
-// inAPIOrder sorts field names as enrichment.EnrichableFields lists them.
-func inAPIOrder(fields []string) []string {
-	slices.SortFunc(fields, func(a, b string) int {
-		return slices.Index(enrichment.EnrichableFields, a) - slices.Index(enrichment.EnrichableFields, b)
-	})
-	return fields
-}
+// Supersession (enrichment.Supersede, docs/review.md) happens in the
+// transaction that stores the newer batch, so two batches of one client,
+// however concurrent, leave at most one pending proposal per field. These
+// functions read the client's pending revisions and write back what
+// Supersede changed.
 
 // pendingProposals loads client's pending revisions of org for products,
 // with their proposed and superseded fields.
-func (s *Store) pendingProposals(org enrichment.Org, client int64, products []string) ([]*proposalState, error) {
+func (s *Store) pendingProposals(org enrichment.Org, client int64, products []string) ([]*enrichment.ProposalState, error) {
 	if len(products) == 0 {
 		return nil, nil
 	}
@@ -99,10 +44,10 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	if err != nil {
 		return nil, fmt.Errorf("find pending proposals of client %d: %w", client, err)
 	}
-	out := make([]*proposalState, len(rows))
+	out := make([]*enrichment.ProposalState, len(rows))
 	for i, r := range rows {
-		out[i] = &proposalState{id: ParseID(r.ID), created: r.Created.Time(), product: r.Product, fields: proposedNames(r.Proposed),
-			superseded: decodeStrings(r.Superseded), status: enrichment.StatusPending}
+		out[i] = &enrichment.ProposalState{ID: ParseID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: proposedNames(r.Proposed),
+			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending}
 	}
 	return out, nil
 }
@@ -110,7 +55,7 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 // writeSuperseded stores what a batch changed of older revisions. note: a
 // revision that keeps pending fields gets only its supersededFields
 // written: its status, supersededBy and closedAt are in six indexes.
-func (s *Store) writeSuperseded(older []*proposalState, now string) error {
+func (s *Store) writeSuperseded(older []*enrichment.ProposalState, now string) error {
 	partly := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[supersededFields]] = {:superseded},
 		[[updated]] = {:now} WHERE [[id]] = {:id}`).Prepare()
 	defer partly.Close()
@@ -119,20 +64,20 @@ func (s *Store) writeSuperseded(older []*proposalState, now string) error {
 		WHERE [[id]] = {:id}`).Prepare()
 	defer wholly.Close()
 	for _, o := range older {
-		if !o.changed {
+		if !o.Changed {
 			continue
 		}
-		superseded, err := json.Marshal(o.superseded)
+		superseded, err := json.Marshal(o.Superseded)
 		if err != nil {
 			return err
 		}
-		params := dbx.Params{"id": FormatID(o.id), "superseded": string(superseded), "now": now}
+		params := dbx.Params{"id": FormatID(o.ID), "superseded": string(superseded), "now": now}
 		q := partly
-		if o.status == enrichment.StatusSuperseded {
-			params["status"], params["by"], q = o.status, FormatID(o.supersededBy), wholly
+		if o.Status == enrichment.StatusSuperseded {
+			params["status"], params["by"], q = o.Status, FormatID(o.SupersededBy), wholly
 		}
 		if _, err := q.Bind(params).Execute(); err != nil {
-			return fmt.Errorf("supersede revision %d: %w", o.id, err)
+			return fmt.Errorf("supersede revision %d: %w", o.ID, err)
 		}
 	}
 	return nil
