@@ -107,9 +107,10 @@ func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-c
 	if err := im.consume(events); err != nil {
 		return Result{}, err
 	}
-	// note: no trigger sees product inserts (store/generations.go); the
+	// note: no trigger sees product inserts, nor updates of other columns
+	// than the export's set (migrations/1795272700_generations.go); the
 	// change feed heard of them batch by batch
-	if im.res.Created > 0 {
+	if im.res.Created+im.res.Updated+im.res.Deactivated > 0 {
 		if err := s.BumpGeneration(org); err != nil {
 			return Result{}, err
 		}

@@ -9,13 +9,25 @@ import (
 )
 
 // registerProducts raises the organization's generation with every product
-// created through PocketBase (the dashboard, the records API, Go code), and
-// writes its upsert to the change feed, in the transaction that creates it,
-// so no cached export page start outlives it and no follower of the feed
-// misses it. Updates and deletions are seen by triggers, and the import
-// does the same for its inserts (store/generations.go says why not a
-// trigger).
+// created or changed through PocketBase (the dashboard, the records API, a
+// decision, Go code), in the transaction that saves it, and writes a new
+// product's upsert to the change feed, so no cached answer outlives the
+// change and no follower of the feed misses it. Triggers see deletions and
+// the changes of the export's set (the import's updates among them; the
+// import bumps once for its inserts: migrations/1795272700_generations.go
+// says why no insert trigger).
 func registerProducts(app core.App) {
+	app.OnRecordUpdate(schema.Products).Bind(&hook.Handler[*core.RecordEvent]{
+		Id: "enrichmentProductChangeGeneration",
+		Func: func(e *core.RecordEvent) error {
+			return inTransaction(e, func(txApp core.App) error {
+				if err := e.Next(); err != nil {
+					return err
+				}
+				return store.New(txApp).BumpGeneration(enrichment.Org(e.Record.GetString("organization")))
+			})
+		},
+	})
 	app.OnRecordCreate(schema.Products).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentProductGeneration",
 		Func: func(e *core.RecordEvent) error {

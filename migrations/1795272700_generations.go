@@ -8,12 +8,16 @@ import (
 
 // Per-organization generations: one counter per organization, raised by
 // triggers whenever its API keys, its attribute templates and options, its
-// brands or the set of products in its export change, in any process. Every
-// cached answer of an organization (key lookups, the templates answer,
-// options and brands, where export pages start) is kept with the generation
-// it was computed at and served only while the generation is the same. It replaces the product-changes counter of
-// 1795272600_product_changes.go and the WAL-index reading of the first
-// release, which had one idea each for the same question.
+// brands or the set of products in its export change, in any process (the
+// service's code raises it too, for the writes no trigger here sees: product
+// inserts and other product changes). Every cached answer of an
+// organization (key lookups, the templates answer, options and brands,
+// where export pages start) is kept with the generation it was computed at
+// and served only while the generation is the same. It replaces the
+// product-changes counter of 1795272600_product_changes.go. The WAL-index
+// reading of the first release stays, as a gate in front of the generation
+// read (package dbversion): while nothing at all was committed, a
+// generation read before still holds.
 func init() {
 	bump := func(org string) string {
 		return `INSERT INTO ` + schema.GenerationsTable + ` (organization, generation) VALUES (` + org + `, 1)

@@ -23,12 +23,9 @@ const KeyHeader = "X-Api-Client-Key"
 // per interval, and a key's first use still shows at once.
 const touchInterval = 30 * time.Second
 
-// Request values the key middleware sets: the authenticated client and the
-// generation of its organization at the start of the request.
-const (
-	clientKey     = "enrichmentClient"
-	generationKey = "enrichmentGeneration"
-)
+// clientKey is the request value in which the key middleware keeps the
+// authenticated client.
+const clientKey = "enrichmentClient"
 
 // requireAPIKey authenticates the request's key, remembers its client and
 // takes a token from the client's rate limit bucket.
@@ -45,7 +42,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}
 			st, keyHash := store.New(e.App), apikey.Hash(raw)
-			client, generation, err := clientByKey(st, cachesOf(e.App), keyHash)
+			client, err := st.ClientByKeyHash(keyHash)
 			if errors.Is(err, store.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)
 			}
@@ -53,17 +50,12 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				return internalError(e, "authenticate api key", err)
 			}
 			if now := time.Now(); now.Sub(client.LastUsedAt) > touchInterval {
-				if err := st.TouchClient(client.ID, now); err != nil {
+				if err := st.RecordKeyUse(keyHash, client, now); err != nil {
 					// note: a missed lastUsedAt is not worth failing the request
 					e.App.Logger().Warn("enrichment: record key use", "error", err.Error(), "client", client.ID)
-				} else {
-					// note: the touch moves no generation, so the cached client learns it here
-					client.LastUsedAt = now
-					cachesOf(e.App).clients.Put(keyHash, generation, client)
 				}
 			}
 			e.Set(clientKey, client)
-			e.Set(generationKey, generation)
 			if client.RateLimit > 0 {
 				if err := applyRateLimit(e, limiter.Allow(client.ID, client.RateLimit)); err != nil {
 					return err
@@ -72,27 +64,6 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 			return e.Next()
 		},
 	}
-}
-
-// clientByKey finds the client of a key hash, from the cache while its
-// organization's generation holds, and returns that generation. A cached
-// grace-period key is looked up again once its grace has run out.
-func clientByKey(st *store.Store, caches *appCaches, keyHash string) (enrichment.Client, int64, error) {
-	if c, generation, ok := caches.clients.Get(keyHash); ok &&
-		(c.PreviousKeyExpiresAt.IsZero() || time.Now().Before(c.PreviousKeyExpiresAt)) {
-		current, err := st.Generation(c.Org)
-		if err != nil {
-			return enrichment.Client{}, 0, err
-		}
-		if current == generation {
-			return c, generation, nil
-		}
-	}
-	c, generation, err := st.ClientByKeyHashAtGeneration(keyHash)
-	if err == nil {
-		caches.clients.Put(keyHash, generation, c)
-	}
-	return c, generation, err
 }
 
 // applyRateLimit reports the client's bucket in the RateLimit-* headers and
@@ -133,13 +104,6 @@ func requireScope(scope string) *hook.Handler[*core.RequestEvent] {
 func requestClient(e *core.RequestEvent) enrichment.Client {
 	c, _ := e.Get(clientKey).(enrichment.Client)
 	return c
-}
-
-// requestGeneration is the generation of the request's organization, read
-// when its key was checked.
-func requestGeneration(e *core.RequestEvent) int64 {
-	g, _ := e.Get(generationKey).(int64)
-	return g
 }
 
 // requestOrg is the organization the request acts for; it comes only from the key.

@@ -180,20 +180,26 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 // brandsByID returns those of ids that are brands of org, from all of its
 // brands (cached as its options are, see optionRefs).
 func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
-	return pickCached(s, "enrichmentBrands", org, ids, func() (map[string]enrichment.Brand, error) {
+	return pickCached(s, brandsCache, org, ids, func() (map[string]enrichment.Brand, error) {
 		return s.allBrands(org)
 	})
 }
 
+// Every brand and every option of an organization, by id, as assembling
+// products reads them.
+var (
+	brandsCache  = cacheKind[enrichment.Org, map[string]enrichment.Brand]{name: "enrichmentBrands", limit: 1_000}
+	optionsCache = cacheKind[enrichment.Org, map[int64]enrichment.OptionRef]{name: "enrichmentOptions", limit: 1_000}
+)
+
 // pickCached returns those of ids found among all of org's rows that load
-// reads, kept in the cache called name (cachedPerOrg); nothing is loaded for
-// no ids.
-func pickCached[K comparable, V any](s *Store, name string, org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
+// reads, kept in the cache of kind; nothing is loaded for no ids.
+func pickCached[K comparable, V any](s *Store, kind cacheKind[enrichment.Org, map[K]V], org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
 	out := map[K]V{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	all, err := cachedPerOrg(s, name, org, load)
+	all, err := cachedOf(s, kind, org, org, load)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +236,7 @@ func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, erro
 // products links to hundreds of options, and looking each up cost a lookup
 // of 50 SKUs nearly half its time.
 func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
-	return pickCached(s, "enrichmentOptions", org, ids, func() (map[int64]enrichment.OptionRef, error) {
+	return pickCached(s, optionsCache, org, ids, func() (map[int64]enrichment.OptionRef, error) {
 		return s.allOptionRefs(org)
 	})
 }

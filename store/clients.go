@@ -46,19 +46,32 @@ func (r clientRow) client() enrichment.Client {
 	}
 }
 
+// clientsCache keeps clients by key hash: found ones only, so unknown keys
+// cannot fill it.
+var clientsCache = cacheKind[string, enrichment.Client]{name: "enrichmentClients", limit: 10_000}
+
 // ClientByKeyHash finds the API client whose current key, or rotated-out key
 // still in its grace period, hashes to keyHash, active or not; ErrNotFound
 // when there is none. It is the one lookup that is not scoped to an
-// organization, because it is what yields the organization.
+// organization, because it is what yields the organization. The client is
+// cached while its organization's generation holds (a key's creation,
+// revocation and rotation move it), and until the grace of a rotated-out key
+// runs out.
 func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
-	c, _, err := s.ClientByKeyHashAtGeneration(keyHash)
-	return c, err
+	return cached(s, clientsCache, keyHash, func() (loaded[enrichment.Client], error) {
+		c, generation, err := s.clientByKeyHashAtGeneration(keyHash)
+		l := loaded[enrichment.Client]{value: c, org: c.Org, generation: generation}
+		if c.PreviousKeyExpiresAt.After(time.Now()) {
+			l.until = c.PreviousKeyExpiresAt
+		}
+		return l, err
+	})
 }
 
-// ClientByKeyHashAtGeneration is ClientByKeyHash with the generation of the
-// client's organization, read in the same statement (one snapshot), so the
-// client can be cached under it.
-func (s *Store) ClientByKeyHashAtGeneration(keyHash string) (enrichment.Client, int64, error) {
+// clientByKeyHashAtGeneration reads the client of keyHash with the
+// generation of its organization in the same statement (one snapshot), so
+// the client can be cached under it.
+func (s *Store) clientByKeyHashAtGeneration(keyHash string) (enrichment.Client, int64, error) {
 	var row struct {
 		clientRow
 		Generation int64 `db:"generation"`
@@ -93,6 +106,17 @@ func (s *Store) TouchClient(id int64, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("touch api client %d: %w", id, err)
 	}
+	return nil
+}
+
+// RecordKeyUse touches c, found by keyHash, at now; the touch moves no
+// generation, so the cached client learns it here.
+func (s *Store) RecordKeyUse(keyHash string, c enrichment.Client, now time.Time) error {
+	if err := s.TouchClient(c.ID, now); err != nil {
+		return err
+	}
+	c.LastUsedAt = now
+	clientsCache.of(s.app).refresh(keyHash, c)
 	return nil
 }
 

@@ -14,14 +14,13 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// An organization's generation is a counter that triggers raise whenever its
-// API keys, its attribute templates or the products of its export change, in
-// any process (migrations/1795272700_generations.go). Every cached answer of
-// an organization is kept with the generation it was computed at and served
-// only while the generation has not moved: the one way this service tells
-// whether a cached answer is still right. Read the generation before
-// computing what is cached under it, so a change that commits meanwhile
-// leaves the cached value under an old generation, never a new one.
+// An organization's generation is a counter raised, in any process, by
+// every write that changes what its cached answers are built from: its API
+// keys, attribute templates and options, brands, and the products of its
+// export (triggers, migrations/1795272700_generations.go, and BumpGeneration
+// where no trigger sees the write). cache.go serves every cached answer
+// while its organization's generation holds: the one way this service
+// tells whether a cached answer is still right.
 
 // generationSQL reads an organization's generation, 0 until something
 // bumped it; the organization is the placeholder it ends with.
@@ -130,67 +129,4 @@ func (s *Store) BumpGeneration(org enrichment.Org) error {
 		return fmt.Errorf("bump generation of organization %s: %w", org, err)
 	}
 	return nil
-}
-
-// GenerationCache keeps values, each with the generation of the organization
-// it was computed at; the caller compares that with the current generation
-// before serving it. It holds at most limit values (a full cache starts
-// afresh), so keys that callers choose cannot grow it without bound.
-type GenerationCache[K comparable, V any] struct {
-	limit  int
-	mu     sync.RWMutex
-	values map[K]generational[V]
-}
-
-type generational[V any] struct {
-	generation int64
-	value      V
-}
-
-// NewGenerationCache returns an empty cache of at most limit values.
-func NewGenerationCache[K comparable, V any](limit int) *GenerationCache[K, V] {
-	return &GenerationCache[K, V]{limit: limit, values: map[K]generational[V]{}}
-}
-
-// Get returns the value stored for k and the generation it was computed at.
-func (c *GenerationCache[K, V]) Get(k K) (value V, generation int64, ok bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	g, ok := c.values[k]
-	return g.value, g.generation, ok
-}
-
-// Put stores v for k as computed at generation.
-func (c *GenerationCache[K, V]) Put(k K, generation int64, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.values[k]; !ok && len(c.values) >= c.limit {
-		clear(c.values)
-	}
-	c.values[k] = generational[V]{generation, v}
-}
-
-// cachedPerOrg answers load for org from app's cache called name while org's
-// generation holds. Inside a transaction it always loads: the transaction
-// may hold writes that the cache has not seen.
-func cachedPerOrg[V any](s *Store, name string, org enrichment.Org, load func() (V, error)) (V, error) {
-	if s.app.IsTransactional() {
-		return load()
-	}
-	cache := s.app.Store().GetOrSet(name, func() any {
-		return NewGenerationCache[enrichment.Org, V](1_000)
-	}).(*GenerationCache[enrichment.Org, V])
-	generation, err := s.Generation(org)
-	if err != nil {
-		var zero V
-		return zero, err
-	}
-	if v, at, ok := cache.Get(org); ok && at == generation {
-		return v, nil
-	}
-	v, err := load()
-	if err == nil {
-		cache.Put(org, generation, v)
-	}
-	return v, err
 }

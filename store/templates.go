@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json/v2"
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -30,6 +31,26 @@ func (r optionRow) option() enrichment.Option {
 		ShowOnWebsite: r.ShowOnWebsite,
 		IsSearchable:  r.IsSearchable,
 	}
+}
+
+// templatesCache keeps each organization's attribute-templates answer,
+// encoded: templates change rarely and are asked for often.
+var templatesCache = cacheKind[enrichment.Org, []byte]{name: "enrichmentTemplates", limit: 1_000}
+
+// TemplatesJSON is Templates(org) encoded as the API answers it, cached
+// while org's generation holds.
+func (s *Store) TemplatesJSON(org enrichment.Org) ([]byte, error) {
+	return cachedOf(s, templatesCache, org, org, func() ([]byte, error) {
+		templates, err := s.Templates(org)
+		if err != nil {
+			return nil, err
+		}
+		body, err := json.Marshal(templates)
+		if err != nil {
+			return nil, fmt.Errorf("encode attribute templates of organization %s: %w", org, err)
+		}
+		return body, nil
+	})
 }
 
 // Templates returns org's active attribute templates in numeric id order,
