@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 )
@@ -67,7 +68,7 @@ func TestImportGoodFile(t *testing.T) {
 		t.Errorf("brands: %q %q %q %q", mug.Brand, red.Brand, blue.Brand, tee.Brand)
 	}
 	for _, p := range ps {
-		if store.ParseID(p.ID) < 1 || p.Created == "" || p.Created != p.Updated || p.Organization != string(org) {
+		if _, err := enrichment.ParseID(p.ID); err != nil || p.Created == "" || p.Created != p.Updated || p.Organization != string(org) {
 			t.Errorf("product %s: id %q created %q updated %q org %q", p.SKU, p.ID, p.Created, p.Updated, p.Organization)
 		}
 	}

@@ -106,7 +106,7 @@ func apikeyRotate(app core.App) *cobra.Command {
 				return err
 			}
 			client, err := store.New(app).RotateKey(id, key.Hash, key.Shown, grace)
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, enrichment.ErrNotFound) {
 				return fmt.Errorf("no API key with id %d", id)
 			}
 			if err != nil {
@@ -194,7 +194,7 @@ func apikeyRevoke(app core.App) *cobra.Command {
 				return err
 			}
 			client, err := store.New(app).RevokeClient(id)
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, enrichment.ErrNotFound) {
 				return fmt.Errorf("no API key with id %d", id)
 			}
 			if err != nil {

@@ -74,7 +74,7 @@ func demoCommand(app core.App) *cobra.Command {
 func demoCatalog(app core.App) (enrichment.Org, int, error) {
 	st := store.New(app)
 	org, err := st.OrgByName(demoOrgName)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, enrichment.ErrNotFound) {
 		org, err = importDemoCatalog(app)
 	}
 	if err != nil {

@@ -110,7 +110,8 @@ func demoProducts(app core.App, org enrichment.Org) ([]demoProduct, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo products: %w", err)
 	}
-	slices.SortFunc(recs, func(a, b *core.Record) int { return cmp.Compare(store.ParseID(a.Id), store.ParseID(b.Id)) })
+	// note: product ids are numeric (hooks/ids.go); by number, not text
+	slices.SortFunc(recs, func(a, b *core.Record) int { return cmp.Compare(len(a.Id), len(b.Id))*2 + cmp.Compare(a.Id, b.Id) })
 	if len(recs) < demoPicks {
 		return nil, fmt.Errorf("demo products: %d active, want at least %d", len(recs), demoPicks)
 	}

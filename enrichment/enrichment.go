@@ -5,6 +5,11 @@
 // that the two agree.
 package enrichment
 
+import (
+	"fmt"
+	"strconv"
+)
+
 // Scopes an API key can be granted.
 const (
 	ScopeRead   = "catalog:read"
@@ -69,3 +74,20 @@ const (
 // authenticated API client (or an operator's --org), and every store query
 // takes it first, so no query can forget the tenant.
 type Org string
+
+// MaxID is the largest id the API exposes: 2^53-1, the largest integer a
+// JSON number holds exactly.
+const MaxID = 1<<53 - 1
+
+// ParseID reads an id where it crosses into the service (a request's
+// parameter, a record's id): a decimal integer in 1..MaxID, else an error.
+func ParseID(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil || strconv.FormatInt(n, 10) != s:
+		return 0, fmt.Errorf("id %q is not a decimal integer", s)
+	case n < 1 || n > MaxID:
+		return 0, fmt.Errorf("id %d is outside 1..%d", n, int64(MaxID))
+	}
+	return n, nil
+}

@@ -79,7 +79,7 @@ func TestDecide(t *testing.T) {
 			applied, decided, err := Decide(c.rev, c.d, c.policy, now)
 			if c.wantRule != "" {
 				rule, ok := AsError(err)
-				if !ok || rule.Rule != c.wantRule || rule.Field != c.field || rule.Code != ErrInvalid {
+				if !ok || rule.Rule != c.wantRule || rule.Field != c.field || rule.Code != CodeInvalid {
 					t.Fatalf("err = %v (%+v), want rule %s on %s", err, rule, c.wantRule, c.field)
 				}
 				if applied != nil || decided {

@@ -24,7 +24,11 @@ func registerAPIClients(app core.App) {
 			if !organizationExists(e.App, e.Record.GetString("organization")) {
 				return e.Next()
 			}
-			n, err := store.New(e.App).CountClientRevisions(enrichment.Org(e.Record.GetString("organization")), store.ParseID(e.Record.Id))
+			id, err := recordID(e.Record)
+			if err != nil {
+				return err
+			}
+			n, err := store.New(e.App).CountClientRevisions(enrichment.Org(e.Record.GetString("organization")), id)
 			if err != nil {
 				return err
 			}

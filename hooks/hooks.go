@@ -3,6 +3,9 @@
 package hooks
 
 import (
+	"fmt"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -15,4 +18,13 @@ func Register(app core.App) {
 	hideFromEveryone(app, schema.Webhooks, "secret") // sealed, and still never shown
 	registerProducts(app)
 	registerRevisions(app)
+}
+
+// recordID reads the numeric id of a record of ours.
+func recordID(r *core.Record) (int64, error) {
+	id, err := enrichment.ParseID(r.Id)
+	if err != nil {
+		return 0, fmt.Errorf("%s record: %w", r.Collection().Name, err)
+	}
+	return id, nil
 }

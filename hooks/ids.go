@@ -1,10 +1,13 @@
 package hooks
 
 import (
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/pocketbase/pocketbase/tools/router"
 )
 
 // registerIDs numbers new records of every collection whose id is numeric
@@ -19,11 +22,14 @@ func registerIDs(app core.App) {
 			}
 			name := e.Record.Collection().Name
 			if e.Record.Id != "" {
-				// an explicit id (validated by the field's pattern) is kept
-				if id := store.ParseID(e.Record.Id); id > 0 {
-					if err := store.ClaimID(e.App.DB(), name, id); err != nil {
-						return err
-					}
+				// an explicit id is kept, and claimed from the sequence
+				id, err := enrichment.ParseID(e.Record.Id)
+				if err != nil {
+					return router.NewBadRequestError("An id must be a decimal integer in 1..2^53-1.",
+						validation.Errors{"id": validation.NewError("validation_invalid_id", err.Error())})
+				}
+				if err := store.ClaimID(e.App.DB(), name, id); err != nil {
+					return err
 				}
 				return e.Next()
 			}

@@ -39,7 +39,11 @@ func registerProducts(app core.App) {
 				if err := st.BumpGeneration(org); err != nil {
 					return err
 				}
-				return st.RecordUpserts(org, []int64{store.ParseID(e.Record.Id)})
+				id, err := recordID(e.Record)
+				if err != nil {
+					return err
+				}
+				return st.RecordUpserts(org, []int64{id})
 			})
 		},
 	})

@@ -46,7 +46,11 @@ func option(tb testing.TB, app core.App, t fixture.Tenant, attribute string) int
 	if err != nil {
 		tb.Fatalf("option %s: %v", attribute, err)
 	}
-	return store.ParseID(id)
+	n, err := enrichment.ParseID(id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 // fullProposal is revFull's proposal for A's SKU-1 (Color Red linked, Material

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/apierror"
+
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -76,7 +78,11 @@ func registerRevisions(app core.App) {
 				if err != nil {
 					return err
 				}
-				return st.QueueRevisionEvent(org, store.ParseID(r.Id), r.GetString("status"))
+				id, err := recordID(r)
+				if err != nil {
+					return err
+				}
+				return st.QueueRevisionEvent(org, id, r.GetString("status"))
 			})
 			if err == nil && decided {
 				webhooks.Notify(e.App)
@@ -90,7 +96,7 @@ func registerRevisions(app core.App) {
 				}
 				webhooks.Notify(e.App)
 			}
-			return apiError(err)
+			return apierror.Or(err)
 		},
 	})
 	app.OnRecordDelete(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
@@ -280,20 +286,6 @@ func jsonValue(raw types.JSONRaw) any {
 		return string(raw)
 	}
 	return v
-}
-
-// apiError turns a broken rule of the domain into a 400 whose data names the
-// field at fault, in PocketBase's validation error shape; other errors pass.
-func apiError(err error) error {
-	e, ok := enrichment.AsError(err)
-	if !ok {
-		return err
-	}
-	var detail error = validation.NewError(e.Rule, e.Detail)
-	if e.Details != nil {
-		detail = e.Details
-	}
-	return router.NewBadRequestError(e.Message, validation.Errors{e.Field: detail})
 }
 
 // decodeJSON reads a JSON field of rec into v; an empty value leaves v as is.

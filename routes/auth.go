@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/catalog-enrichment/enrichment/apierror"
 
 	"github.com/catalog-enrichment/enrichment/apikey"
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -43,7 +44,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 			}
 			st, keyHash := store.New(e.App), apikey.Hash(raw)
 			client, err := st.ClientByKeyHash(keyHash)
-			if errors.Is(err, store.ErrNotFound) || (err == nil && !client.Active) {
+			if errors.Is(err, enrichment.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)
 			}
 			if err != nil {
@@ -93,7 +94,7 @@ func requireScope(scope string) *hook.Handler[*core.RequestEvent] {
 		Id: "enrichmentScope",
 		Func: func(e *core.RequestEvent) error {
 			if c := requestClient(e); !c.HasScope(scope) {
-				return exactError(http.StatusForbidden, "Missing required scope: "+scope)
+				return apierror.Forbidden(scope)
 			}
 			return e.Next()
 		},

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -50,7 +51,7 @@ func (i *idempotency) begin(st *store.Store, client int64, key store.Idempotency
 	claim := idempotencyClaim{finish: func() { i.inFlight.Delete(flight) }}
 	stored, err := st.FindIdempotent(client, key.Key)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, enrichment.ErrNotFound):
 		return claim, nil
 	case err != nil:
 		claim.finish()

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/catalog-enrichment/enrichment/apierror"
+
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/catalog-enrichment/enrichment/webhooks"
@@ -157,10 +159,11 @@ func webhookID(e *core.RequestEvent) (int64, error) {
 	return id, nil
 }
 
-// notFoundOr answers 404 for store.ErrNotFound, else a 500.
+// notFoundOr answers a domain error (404 for a webhook that is not the
+// client's) as apierror maps it, else a 500.
 func notFoundOr(e *core.RequestEvent, doing string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return e.NotFoundError("No such webhook.", nil)
+	if apiErr, ok := apierror.From(err); ok {
+		return apiErr
 	}
 	return internalError(e, doing, err)
 }

@@ -66,7 +66,7 @@ func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Pr
 
 	for i, r := range rows {
 		p := enrichment.Product{
-			ID:          ParseID(r.ID),
+			ID:          storedID(r.ID),
 			SKU:         r.SKU,
 			ExternalID:  r.ExternalID,
 			GTIN:        r.GTIN,
@@ -79,7 +79,7 @@ func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Pr
 			Files:       decodeStrings(r.Files),
 		}
 		if r.AttributeTemplate != "" {
-			id := ParseID(r.AttributeTemplate)
+			id := storedID(r.AttributeTemplate)
 			p.AttributeTemplateID = &id
 		}
 		if b, ok := brands[r.Brand]; ok {
@@ -107,7 +107,7 @@ func setFamily(p *enrichment.Product, r productRow, family []variantRow, masterS
 	variants := make([]enrichment.Variant, len(family))
 	for i, v := range family {
 		variants[i] = enrichment.Variant{
-			ID:         ParseID(v.ID),
+			ID:         storedID(v.ID),
 			SKU:        v.SKU,
 			Name:       v.Name,
 			Attributes: apiAttributes(v.attributes, options),
@@ -225,7 +225,7 @@ func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, erro
 	}
 	all := make(map[string]enrichment.Brand, len(rows))
 	for _, r := range rows {
-		all[r.ID] = enrichment.Brand{ID: ParseID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
+		all[r.ID] = enrichment.Brand{ID: storedID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
 	}
 	return all, nil
 }

@@ -77,11 +77,11 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	for _, o := range options {
 		t := st.Templates[o.Name]
 		if t == nil {
-			t = &ImportTemplate{ID: ParseID(o.Template), Active: o.Active, Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
+			t = &ImportTemplate{ID: storedID(o.Template), Active: o.Active, Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
 			st.Templates[o.Name] = t
 		}
 		if o.Option.Valid {
-			t.Options[o.Attr.String] = ParseID(o.Option.String)
+			t.Options[o.Attr.String] = storedID(o.Option.String)
 			t.stored[o.Attr.String] = ImportOptionRow{Attribute: o.Attr.String, Unit: o.Unit.String, DataType: o.DataType.String,
 				Priority: int(o.Priority.Int64), ShowOnWebsite: o.ShowOnWebsite.Bool, IsSearchable: o.IsSearchable.Bool}
 		}
@@ -98,7 +98,7 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 		return nil, fmt.Errorf("load brands of organization %s: %w", org, err)
 	}
 	for _, b := range brands {
-		st.Brands[b.Name] = &ImportBrand{ID: ParseID(b.ID), Website: b.Website, Slug: b.Slug}
+		st.Brands[b.Name] = &ImportBrand{ID: storedID(b.ID), Website: b.Website, Slug: b.Slug}
 	}
 	return st, nil
 }
@@ -146,7 +146,7 @@ func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.
 		if err := rows.Scan(&id, &p.SKU, &p.ExternalID, &master, &p.Active, &p.Hash); err != nil {
 			return nil, fmt.Errorf("find products of organization %s: %w", org, err)
 		}
-		p.ID, p.Master = ParseID(id), ParseID(master)
+		p.ID, p.Master = storedID(id), storedID(master)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -170,7 +170,7 @@ func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) e
 		if err := rows.Scan(&id); err != nil {
 			return fmt.Errorf("list active products of organization %s: %w", org, err)
 		}
-		fn(ParseID(id))
+		fn(storedID(id))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("list active products of organization %s: %w", org, err)

@@ -52,7 +52,7 @@ func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage
 	}
 	for i, r := range rows {
 		if latest[r.Product] == i {
-			page.Items = append(page.Items, enrichment.Change{ProductID: ParseID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
+			page.Items = append(page.Items, enrichment.Change{ProductID: storedID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
 		}
 		page.Last = r.Seq
 	}

@@ -13,10 +13,6 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
-// ErrNotFound is returned when a looked-up record does not exist (or belongs
-// to another organization, which callers must not be able to tell apart).
-var ErrNotFound = errors.New("not found")
-
 type clientRow struct {
 	ID           string         `db:"id"`
 	Organization string         `db:"organization"`
@@ -33,7 +29,7 @@ var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes"
 
 func (r clientRow) client() enrichment.Client {
 	return enrichment.Client{
-		ID:         ParseID(r.ID),
+		ID:         storedID(r.ID),
 		Org:        enrichment.Org(r.Organization),
 		Name:       r.Name,
 		KeyPrefix:  r.KeyPrefix,
@@ -51,7 +47,7 @@ func (r clientRow) client() enrichment.Client {
 var clientsCache = cacheKind[string, enrichment.Client]{name: "enrichmentClients", limit: 10_000}
 
 // ClientByKeyHash finds the API client whose current key, or rotated-out key
-// still in its grace period, hashes to keyHash, active or not; ErrNotFound
+// still in its grace period, hashes to keyHash, active or not; enrichment.ErrNotFound
 // when there is none. It is the one lookup that is not scoped to an
 // organization, because it is what yields the organization. The client is
 // cached while its organization's generation holds (a key's creation,
@@ -89,7 +85,7 @@ func (s *Store) clientByKeyHashAtGeneration(keyHash string) (enrichment.Client, 
 				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
 		)).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, 0, ErrNotFound
+		return enrichment.Client{}, 0, enrichment.NotFound("API client")
 	}
 	if err != nil {
 		return enrichment.Client{}, 0, fmt.Errorf("find api client by key: %w", err)
@@ -147,7 +143,7 @@ func (s *Store) CreateOrg(name string) (int64, error) {
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create organization: %w", err)
 	}
-	return ParseID(rec.Id), nil
+	return storedID(rec.Id), nil
 }
 
 // CountClientRevisions counts the revisions API client submitted for org.
@@ -213,14 +209,14 @@ func (s *Store) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create api client: %w", err)
 	}
-	return ParseID(rec.Id), nil
+	return storedID(rec.Id), nil
 }
 
 // RevokeClient deactivates an API client; its key is refused from then on.
 func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
 	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, ErrNotFound
+		return enrichment.Client{}, enrichment.NotFound("API client")
 	}
 	if err != nil {
 		return enrichment.Client{}, fmt.Errorf("find api client %d: %w", id, err)
@@ -239,7 +235,7 @@ func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
 func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
 	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, ErrNotFound
+		return enrichment.Client{}, enrichment.NotFound("API client")
 	}
 	if err != nil {
 		return enrichment.Client{}, fmt.Errorf("find api client %d: %w", id, err)
@@ -277,7 +273,7 @@ func (s *Store) OrgByName(name string) (enrichment.Org, error) {
 	err := s.db().Select("id").From("organizations").Where(dbx.HashExp{"name": name}).
 		OrderBy("CAST(id AS INTEGER)").Limit(1).Row(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
+		return "", enrichment.NotFound("organization")
 	}
 	if err != nil {
 		return "", fmt.Errorf("find organization %q: %w", name, err)

@@ -53,7 +53,7 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 	stamp := FormatTime(now)
 	var out []DueDelivery
 	for _, h := range hooks {
-		id := ParseID(h.ID)
+		id := storedID(h.ID)
 		if busy[id] {
 			continue
 		}
@@ -69,7 +69,7 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 		if err != nil {
 			return nil, fmt.Errorf("find the due delivery of webhook %d: %w", id, err)
 		}
-		out = append(out, DueDelivery{ID: ParseID(row.ID), Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
+		out = append(out, DueDelivery{ID: storedID(row.ID), Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
 			SealedSecret: h.Secret, Payload: row.Payload, Attempts: row.Attempts})
 	}
 	return out, nil

@@ -44,8 +44,8 @@ type acceptedRow struct {
 }
 
 func (r acceptedRow) value() AcceptedValue {
-	return AcceptedValue{Product: ParseID(r.Product), Field: r.Field, Attribute: r.Attribute,
-		Revision: ParseID(r.Revision), Before: r.Before, Applied: r.Applied}
+	return AcceptedValue{Product: storedID(r.Product), Field: r.Field, Attribute: r.Attribute,
+		Revision: storedID(r.Revision), Before: r.Before, Applied: r.Applied}
 }
 
 // rememberAccepted records the values revision set on org's product, which
@@ -189,7 +189,7 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 		had := decodeStrings([]byte(r.Overwritten))
 		var all []string
 		for _, name := range enrichment.EnrichableFields { // in API order, each once
-			if slices.Contains(had, name) || slices.Contains(fields[ParseID(r.ID)], name) {
+			if slices.Contains(had, name) || slices.Contains(fields[storedID(r.ID)], name) {
 				all = append(all, name)
 			}
 		}

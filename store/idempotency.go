@@ -28,7 +28,7 @@ type StoredResponse struct {
 	Response    []byte // the JSON body that was sent
 }
 
-// FindIdempotent returns the stored response of client's key; ErrNotFound
+// FindIdempotent returns the stored response of client's key; enrichment.ErrNotFound
 // when the key was not used (or has expired).
 func (s *Store) FindIdempotent(client int64, key string) (StoredResponse, error) {
 	var row struct {
@@ -38,7 +38,7 @@ func (s *Store) FindIdempotent(client int64, key string) (StoredResponse, error)
 	err := s.db().Select("requestHash", "response").From(schema.IdempotencyTable).
 		Where(dbx.HashExp{"client": FormatID(client), "key": key}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return StoredResponse{}, ErrNotFound
+		return StoredResponse{}, enrichment.NotFound("idempotency key")
 	}
 	if err != nil {
 		return StoredResponse{}, fmt.Errorf("find idempotency key of client %d: %w", client, err)

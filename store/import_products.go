@@ -184,9 +184,9 @@ func (s *Store) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]Imp
 		}
 		for _, r := range rows {
 			row := ImportProductRow{
-				ID: ParseID(r.ID), Stored: true, SKU: r.SKU, ExternalID: r.ExternalID, GTIN: r.GTIN, Name: r.Name,
-				Slug: r.Slug, Desc: r.Description, Active: r.Active, Template: ParseID(r.AttributeTemplate),
-				Brand: ParseID(r.Brand), VariantMaster: ParseID(r.VariantMaster), Attributes: r.Attributes,
+				ID: storedID(r.ID), Stored: true, SKU: r.SKU, ExternalID: r.ExternalID, GTIN: r.GTIN, Name: r.Name,
+				Slug: r.Slug, Desc: r.Description, Active: r.Active, Template: storedID(r.AttributeTemplate),
+				Brand: storedID(r.Brand), VariantMaster: storedID(r.VariantMaster), Attributes: r.Attributes,
 				Categories: r.Categories, Images: r.Images, Files: r.Files, Hash: r.ImportHash,
 			}
 			if r.VariantAttributes.Valid {

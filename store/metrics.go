@@ -171,7 +171,7 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 		}
 		m := enrichment.NewAcceptanceMetrics()
 		c.addTo(&m)
-		byClient[ParseID(client)] = &m
+		byClient[storedID(client)] = &m
 	}
 	if err := rows.Err(); err != nil {
 		return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
@@ -192,7 +192,7 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 		}
 		out.All.Add(*m)
 		out.Clients = append(out.Clients, enrichment.ClientMetrics{ID: c.ID, Name: c.Name, Active: c.Active,
-			Organization: ParseID(string(org)), Metrics: *m})
+			Organization: storedID(string(org)), Metrics: *m})
 	}
 	out.All.Finish()
 	return out, nil

@@ -166,7 +166,7 @@ func (s *Store) templateOptionIDs(org enrichment.Org, template string) (map[stri
 		return nil, fmt.Errorf("options of template %s of organization %s: %w", template, org, err)
 	}
 	for _, r := range rows {
-		out[r.Attribute] = ParseID(r.ID)
+		out[r.Attribute] = storedID(r.ID)
 	}
 	return out, nil
 }

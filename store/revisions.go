@@ -101,7 +101,7 @@ func revisionFilter(org enrichment.Org, client int64, q RevisionQuery, page bool
 // item renders a row for its submitter.
 func (r revisionRow) item() enrichment.RevisionItem {
 	it := enrichment.RevisionItem{
-		ID:          ParseID(r.ID),
+		ID:          storedID(r.ID),
 		SKU:         r.SKU,
 		Status:      r.Status,
 		SubmittedAt: apiTime(r.Created),
@@ -112,7 +112,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		Fields:      r.outcomes(),
 	}
 	if r.Product != "" {
-		id := ParseID(r.Product)
+		id := storedID(r.Product)
 		it.ProductID = &id
 	}
 	if r.ConfidenceBand != "" {
@@ -120,7 +120,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		it.Confidence = &c
 	}
 	if r.SupersededBy != "" {
-		id := ParseID(r.SupersededBy)
+		id := storedID(r.SupersededBy)
 		it.SupersededBy = &id
 	}
 	return it

@@ -35,7 +35,7 @@ type identified interface{ recordID() string }
 // gives the order: SQLite's sorter copies every selected column, large
 // JSON ones included, and did so for a third of a SKU lookup's time.
 func sortByID[R identified](rows []R) {
-	slices.SortFunc(rows, func(a, b R) int { return cmp.Compare(ParseID(a.recordID()), ParseID(b.recordID())) })
+	slices.SortFunc(rows, func(a, b R) int { return cmp.Compare(storedID(a.recordID()), storedID(b.recordID())) })
 }
 
 // unique sorts ids and drops repeats.

@@ -43,8 +43,9 @@ func FormatTime(t time.Time) string {
 	return dt.String()
 }
 
-// ParseID reads a numeric record id; the schema guarantees the format.
-func ParseID(id string) int64 {
+// storedID reads a numeric record id from the store's own rows, where the
+// schema guarantees the format (enrichment.ParseID reads ids from outside).
+func storedID(id string) int64 {
 	n, _ := strconv.ParseInt(id, 10, 64)
 	return n
 }

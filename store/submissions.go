@@ -72,7 +72,7 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 			r.IgnoredFields = []string{}
 		}
 		if len(found) == 1 {
-			id := ParseID(found[0].ID)
+			id := storedID(found[0].ID)
 			r.ProductID = &id
 			r.Status = enrichment.ResultRejectedFields
 			if len(p.Fields.Names()) > 0 {

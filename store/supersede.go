@@ -46,7 +46,7 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	}
 	out := make([]*enrichment.ProposalState, len(rows))
 	for i, r := range rows {
-		out[i] = &enrichment.ProposalState{ID: ParseID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: proposedNames(r.Proposed),
+		out[i] = &enrichment.ProposalState{ID: storedID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: proposedNames(r.Proposed),
 			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending}
 	}
 	return out, nil

@@ -23,7 +23,7 @@ var optionColumns = []string{"id", "template", "attribute", "unit", "priority", 
 
 func (r optionRow) option() enrichment.Option {
 	return enrichment.Option{
-		ID:            ParseID(r.ID),
+		ID:            storedID(r.ID),
 		Attribute:     r.Attribute,
 		Unit:          nullIfEmpty(r.Unit),
 		Priority:      r.Priority,
@@ -76,7 +76,7 @@ func (s *Store) Templates(org enrichment.Org) ([]enrichment.Template, error) {
 	for i, r := range rows {
 		ids[i] = r.ID
 		index[r.ID] = i
-		out[i] = enrichment.Template{ID: ParseID(r.ID), Name: r.Name, Options: []enrichment.Option{}}
+		out[i] = enrichment.Template{ID: storedID(r.ID), Name: r.Name, Options: []enrichment.Option{}}
 	}
 	var options []optionRow
 	err = s.db().Select(optionColumns...).From("attribute_options").

@@ -33,7 +33,7 @@ func (s *Store) ReviewTrends(org enrichment.Org, clients []int64, now time.Time)
 	}
 	for client, t := range trends {
 		t.Finish()
-		out[ParseID(client)] = *t
+		out[storedID(client)] = *t
 	}
 	return out, nil
 }

@@ -32,7 +32,7 @@ type webhookRow struct {
 var webhookColumns = []string{"id", "url", "events", "active", "created"}
 
 func (r webhookRow) webhook() enrichment.Webhook {
-	return enrichment.Webhook{ID: ParseID(r.ID), URL: r.URL, Events: decodeStrings(r.Events), Active: r.Active,
+	return enrichment.Webhook{ID: storedID(r.ID), URL: r.URL, Events: decodeStrings(r.Events), Active: r.Active,
 		CreatedAt: apiTime(r.Created)}
 }
 
@@ -89,13 +89,13 @@ func (s *Store) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook
 	return out, nil
 }
 
-// Webhook is one of client's subscriptions; ErrNotFound for any other id.
+// Webhook is one of client's subscriptions; enrichment.ErrNotFound for any other id.
 func (s *Store) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhook, error) {
 	var row webhookRow
 	err := s.db().Select(webhookColumns...).From(schema.Webhooks).
 		Where(dbx.HashExp{"id": FormatID(id), "organization": string(org), "apiClient": FormatID(client)}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Webhook{}, ErrNotFound
+		return enrichment.Webhook{}, enrichment.NotFound("webhook")
 	}
 	if err != nil {
 		return enrichment.Webhook{}, fmt.Errorf("find webhook %d: %w", id, err)
@@ -104,7 +104,7 @@ func (s *Store) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhoo
 }
 
 // DeleteWebhook deletes one of client's subscriptions with its deliveries;
-// ErrNotFound for any other id.
+// enrichment.ErrNotFound for any other id.
 func (s *Store) DeleteWebhook(org enrichment.Org, client, id int64) error {
 	return s.Transaction(func(tx *Store) error {
 		if _, err := tx.Webhook(org, client, id); err != nil {
@@ -139,10 +139,10 @@ var deliveryColumns = []string{"id", "event", "revision", "status", "attempts", 
 	"nextAttemptAt", "created", "deliveredAt"}
 
 func (r deliveryRow) delivery() enrichment.Delivery {
-	d := enrichment.Delivery{ID: ParseID(r.ID), Event: r.Event, Status: r.Status, Attempts: r.Attempts,
+	d := enrichment.Delivery{ID: storedID(r.ID), Event: r.Event, Status: r.Status, Attempts: r.Attempts,
 		LastError: nullIfEmpty(r.LastError), CreatedAt: apiTime(r.Created), DeliveredAt: optionalTime(r.Delivered)}
 	if r.Revision != "" {
-		id := ParseID(r.Revision)
+		id := storedID(r.Revision)
 		d.RevisionID = &id
 	}
 	if r.LastStatus != 0 {
@@ -156,7 +156,7 @@ func (r deliveryRow) delivery() enrichment.Delivery {
 }
 
 // WebhookDeliveries returns one page of a subscription's deliveries, the
-// newest first; ErrNotFound when it is not one of client's.
+// newest first; enrichment.ErrNotFound when it is not one of client's.
 func (s *Store) WebhookDeliveries(org enrichment.Org, client, webhook int64, page, size int) (enrichment.Page[enrichment.Delivery], error) {
 	if _, err := s.Webhook(org, client, webhook); err != nil {
 		return enrichment.Page[enrichment.Delivery]{}, err
@@ -182,7 +182,7 @@ func (s *Store) WebhookDeliveries(org enrichment.Org, client, webhook int64, pag
 }
 
 // QueuePing queues a ping to one of client's subscriptions, whatever events
-// it names; ErrNotFound when it is not one of client's.
+// it names; enrichment.ErrNotFound when it is not one of client's.
 func (s *Store) QueuePing(org enrichment.Org, client, webhook int64) (enrichment.Delivery, error) {
 	var out enrichment.Delivery
 	err := s.Transaction(func(tx *Store) error {
@@ -270,7 +270,7 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 	listening := map[string][]int64{} // client → subscriptions naming event
 	for _, sub := range subs {
 		if slices.Contains(decodeStrings(sub.Events), event) {
-			listening[sub.Client] = append(listening[sub.Client], ParseID(sub.ID))
+			listening[sub.Client] = append(listening[sub.Client], storedID(sub.ID))
 		}
 	}
 	if len(listening) == 0 {
@@ -290,7 +290,7 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 	var ds []queuedDelivery
 	for _, r := range rows {
 		for _, webhook := range listening[r.Client] {
-			ds = append(ds, queuedDelivery{webhook: webhook, event: event, revision: ParseID(r.ID),
+			ds = append(ds, queuedDelivery{webhook: webhook, event: event, revision: storedID(r.ID),
 				payload: enrichment.WebhookPayload{Type: event, Timestamp: now.UTC().Format(apiTimeLayout), Data: r.item()}})
 		}
 	}
