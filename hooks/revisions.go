@@ -73,7 +73,11 @@ func registerRevisions(app core.App) {
 				// the metric counters and the vendor's webhook events, in the
 				// decision's transaction
 				st, org, r := store.New(txApp), enrichment.Org(e.Record.GetString("organization")), e.Record
-				err = st.RecordDecision(org, r.GetString("apiClient"), r.GetDateTime("created"), r.GetString("confidenceBand"),
+				client, err := enrichment.ParseID(r.GetString("apiClient"))
+				if err != nil {
+					return fmt.Errorf("api client of revision %s: %w", r.Id, err)
+				}
+				err = st.RecordDecision(org, client, r.GetDateTime("created"), r.GetString("confidenceBand"),
 					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
 				if err != nil {
 					return err

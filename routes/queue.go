@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
@@ -23,8 +21,6 @@ var queueRoutes = []route{
 // maxQueueExclude bounds the revisions a queue request may leave out: the
 // decisions a page holds before sending them.
 const maxQueueExclude = 5000
-
-var recordID = regexp.MustCompile(schema.NumericIDPattern)
 
 // reviewQueue answers the reviewers' page with a page of the pending
 // revisions it may review (docs/api.md), filtered and ordered as asked,
@@ -51,17 +47,17 @@ func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
 	values := e.Request.URL.Query()
 	errs := validation.Errors{}
 	q := store.QueueQuery{
-		Client:   values.Get("client"),
-		Band:     cmp.Or(values.Get("band"), store.BandAny),
-		Template: values.Get("template"),
-		SKU:      strings.TrimSpace(values.Get("sku")),
-		Sort:     cmp.Or(values.Get("sort"), store.QueueSorts[0]),
-		Revision: values.Get("revision"),
+		Band: cmp.Or(values.Get("band"), store.BandAny),
+		SKU:  strings.TrimSpace(values.Get("sku")),
+		Sort: cmp.Or(values.Get("sort"), store.QueueSorts[0]),
 	}
 	q.Page, q.PageSize = readPaging(values, errs)
-	for name, id := range map[string]string{"client": q.Client, "template": q.Template, "revision": q.Revision} {
-		if id != "" && !recordID.MatchString(id) {
-			errs[name] = validation.NewError("validation_invalid_id", "must be a record id")
+	for name, id := range map[string]*int64{"client": &q.Client, "template": &q.Template, "revision": &q.Revision} {
+		if raw := values.Get(name); raw != "" {
+			var err error
+			if *id, err = enrichment.ParseID(raw); err != nil {
+				errs[name] = validation.NewError("validation_invalid_id", "must be a record id")
+			}
 		}
 	}
 	if bands := append([]string{store.BandAny, store.BandNone}, enrichment.ConfidenceBands...); !slices.Contains(bands, q.Band) {
@@ -74,11 +70,18 @@ func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
 		errs["sku"] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", enrichment.MaxNameLength))
 	}
 	if raw := values.Get("exclude"); raw != "" {
-		q.Exclude = strings.Split(raw, ",")
-		if len(q.Exclude) > maxQueueExclude {
+		ids := strings.Split(raw, ",")
+		if len(ids) > maxQueueExclude {
 			errs["exclude"] = validation.NewError("validation_too_many", fmt.Sprintf("must name at most %d revisions", maxQueueExclude))
-		} else if slices.ContainsFunc(q.Exclude, func(id string) bool { return !recordID.MatchString(id) }) {
-			errs["exclude"] = validation.NewError("validation_invalid_id", "must be record ids separated by commas")
+			ids = nil
+		}
+		for _, raw := range ids {
+			id, err := enrichment.ParseID(raw)
+			if err != nil {
+				errs["exclude"] = validation.NewError("validation_invalid_id", "must be record ids separated by commas")
+				break
+			}
+			q.Exclude = append(q.Exclude, id)
 		}
 	}
 	if len(errs) > 0 {

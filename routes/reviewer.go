@@ -1,8 +1,6 @@
 package routes
 
 import (
-	"strconv"
-
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
@@ -22,7 +20,7 @@ func reviewedOrgs(e *core.RequestEvent) ([]enrichment.Org, error) {
 		return []enrichment.Org{own}, nil
 	}
 	if asked != "" {
-		if id, err := strconv.ParseInt(asked, 10, 64); err != nil || id < 1 {
+		if _, err := enrichment.ParseID(asked); err != nil {
 			return nil, e.BadRequestError("Invalid organization: must be an organization id.",
 				validation.Errors{"organization": validation.NewError("validation_invalid_id", "must be an organization id")})
 		}

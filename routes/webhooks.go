@@ -152,8 +152,8 @@ func webhooksTest(e *core.RequestEvent) error {
 
 // webhookID reads the {id} of a webhook path: 404 unless a record id.
 func webhookID(e *core.RequestEvent) (int64, error) {
-	id, err := strconv.ParseInt(e.Request.PathValue("id"), 10, 64)
-	if err != nil || id < 1 {
+	id, err := enrichment.ParseID(e.Request.PathValue("id"))
+	if err != nil {
 		return 0, e.NotFoundError("No such webhook.", nil)
 	}
 	return id, nil

@@ -221,9 +221,9 @@ func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 
 // RecordDecision keeps the counters of a revision that a reviewer just
 // decided, in the decision's transaction.
-func (s *Store) RecordDecision(org enrichment.Org, client string, created types.DateTime, band, status, reason string, at time.Time) error {
+func (s *Store) RecordDecision(org enrichment.Org, client int64, created types.DateTime, band, status, reason string, at time.Time) error {
 	d := metricDeltas{}
-	d.move(client, created.Time(), at, status, band, reason)
+	d.move(FormatID(client), created.Time(), at, status, band, reason)
 	return s.writeMetricDeltas(org, d)
 }
 

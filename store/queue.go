@@ -36,15 +36,15 @@ const (
 
 // QueueQuery selects a page of the queue.
 type QueueQuery struct {
-	Client   string   // "": every client; else an API client's record id
-	Band     string   // BandAny, BandNone or one of enrichment.ConfidenceBands
-	Template string   // "": any; else the products' attribute template id
-	SKU      string   // "": any; else a part of the SKU, case-insensitive
-	Exclude  []string // revisions left out (decided on the page, not yet sent)
-	Sort     string   // one of QueueSorts
-	Page     int      // zero-based
+	Client   int64   // 0: every client; else an API client's id
+	Band     string  // BandAny, BandNone or one of enrichment.ConfidenceBands
+	Template int64   // 0: any; else the products' attribute template id
+	SKU      string  // "": any; else a part of the SKU, case-insensitive
+	Exclude  []int64 // revisions left out (decided on the page, not yet sent)
+	Sort     string  // one of QueueSorts
+	Page     int     // zero-based
 	PageSize int
-	Revision string // "": none; else the page that holds this revision is read instead of Page
+	Revision int64 // 0: none; else the page that holds this revision is read instead of Page
 }
 
 // QueueItem is one revision of the queue, as the records API lists it with
@@ -143,9 +143,9 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 	// note: the literal status = 'pending' lets SQLite use the partial index
 	where := []string{inList("organization", "orgs"), "[[status]] = 'pending'"}
 	params := dbx.Params{"orgs": inValues(orgs)}
-	if q.Client != "" {
+	if q.Client != 0 {
 		where = append(where, "[[apiClient]] = {:client}")
-		params["client"] = q.Client
+		params["client"] = FormatID(q.Client)
 	}
 	switch band {
 	case BandAny:
@@ -162,12 +162,12 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 	if len(q.Exclude) > 0 {
 		// note: by rowid, which the index holds, where the id is in the row
 		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+inList("id", "exclude")+`)`)
-		params["exclude"] = inValues(q.Exclude)
+		params["exclude"] = inValues(formatIDs(q.Exclude))
 	}
-	if q.Template != "" {
+	if q.Template != 0 {
 		where = append(where, `EXISTS (SELECT 1 FROM {{`+schema.Products+`}} AS p
 			WHERE p.[[id]] = {{`+schema.Revisions+`}}.[[product]] AND p.[[attributeTemplate]] = {:template})`)
-		params["template"] = q.Template
+		params["template"] = FormatID(q.Template)
 	}
 	return strings.Join(where, " AND "), params
 }
@@ -193,7 +193,7 @@ func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) 
 		counts = append(counts, BandCount{Band: band, Count: bands[band]})
 	}
 
-	if q.Revision != "" {
+	if q.Revision != 0 {
 		pos, err := s.queuePosition(orgs, q, keys)
 		if err != nil {
 			return Queue{}, err
@@ -252,14 +252,14 @@ func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKe
 		RowID      int64 `db:"rowID"`
 	}
 	where, params := queueWhere(orgs, q, q.Band)
-	params["revision"] = q.Revision
+	params["revision"] = FormatID(q.Revision)
 	err := s.db().NewQuery("SELECT [[confidence]], [[_rowid_]] AS [[rowID]] FROM {{" + schema.Revisions + "}} WHERE [[id]] = {:revision} AND " + where).
 		Bind(params).One(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return -1, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("find revision %s in the queue: %w", q.Revision, err)
+		return 0, fmt.Errorf("find revision %d in the queue: %w", q.Revision, err)
 	}
 	values := map[string]any{"confidence": at.Confidence, "_rowid_": at.RowID}
 	for i, k := range keys {
@@ -268,7 +268,7 @@ func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKe
 	var n int
 	err = s.db().NewQuery("SELECT COUNT(*)" + fromQueue + where + " AND " + ahead(keys)).Bind(params).Row(&n)
 	if err != nil {
-		return 0, fmt.Errorf("count the queue ahead of revision %s: %w", q.Revision, err)
+		return 0, fmt.Errorf("count the queue ahead of revision %d: %w", q.Revision, err)
 	}
 	return n, nil
 }
@@ -293,7 +293,7 @@ type queueRow struct {
 // queueItems reads the revisions of orgs with the given rowids, in their
 // order, with the number of pending revisions of each one's product (those
 // of exclude left out).
-func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []string) ([]QueueItem, error) {
+func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int64) ([]QueueItem, error) {
 	if len(rowIDs) == 0 {
 		return []QueueItem{}, nil
 	}
@@ -339,7 +339,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []stri
 
 // pendingPerProduct counts the pending revisions of each of products of
 // orgs, those of exclude left out.
-func (s *Store) pendingPerProduct(orgs []enrichment.Org, products, exclude []string) (map[string]int, error) {
+func (s *Store) pendingPerProduct(orgs []enrichment.Org, products []string, exclude []int64) (map[string]int, error) {
 	out := map[string]int{}
 	if len(products) == 0 {
 		return out, nil
@@ -353,7 +353,7 @@ func (s *Store) pendingPerProduct(orgs []enrichment.Org, products, exclude []str
 		WHERE ` + inList("product", "products") + ` AND [[status]] = 'pending' AND ` + inList("organization", "orgs") + `
 		AND NOT ` + inList("id", "exclude") + `
 		GROUP BY [[product]]`).
-		Bind(dbx.Params{"products": inValues(products), "orgs": inValues(orgs), "exclude": inValues(exclude)}).All(&rows)
+		Bind(dbx.Params{"products": inValues(products), "orgs": inValues(orgs), "exclude": inValues(formatIDs(exclude))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("count the pending revisions of the queue's products: %w", err)
 	}

@@ -34,12 +34,12 @@ func referenceQueue(rows []pendingRow, org enrichment.Org, q store.QueueQuery, b
 	for _, r := range rows {
 		switch {
 		case r.Org != string(org),
-			q.Client != "" && r.Client != q.Client,
+			q.Client != 0 && r.Client != store.FormatID(q.Client),
 			band == store.BandNone && r.Band != "",
 			band != store.BandAny && band != store.BandNone && r.Band != band,
-			q.Template != "" && r.Template != q.Template,
+			q.Template != 0 && r.Template != store.FormatID(q.Template),
 			!strings.Contains(strings.ToLower(r.SKU), strings.ToLower(q.SKU)),
-			slices.Contains(q.Exclude, r.ID):
+			slices.Contains(q.Exclude, mustID(r.ID)):
 			continue
 		}
 		out = append(out, r)
@@ -136,11 +136,11 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 			{Band: store.BandAny},
 			{Band: "80-100"},
 			{Band: store.BandNone},
-			{Band: "0-49", Client: fmt.Sprint(f.A.Clients["both"])},
-			{Band: store.BandAny, Template: shoes},
+			{Band: "0-49", Client: f.A.Clients["both"]},
+			{Band: store.BandAny, Template: mustID(shoes)},
 			{Band: store.BandAny, SKU: "ulk-002"},
 			{Band: store.BandAny, SKU: "_"}, // a LIKE wildcard taken as itself: no SKU has one
-			{Band: "50-79", Exclude: []string{ofA[0].ID, ofA[5].ID, ofA[40].ID}},
+			{Band: "50-79", Exclude: []int64{mustID(ofA[0].ID), mustID(ofA[5].ID), mustID(ofA[40].ID)}},
 		} {
 			q.Sort, q.PageSize = sort, 7
 			filters = append(filters, q)
@@ -168,7 +168,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 				got = append(got, it.ID)
 				n := rivals[it.Product]
 				for _, x := range q.Exclude {
-					if rows[slices.IndexFunc(rows, func(r pendingRow) bool { return r.ID == x })].Product == it.Product {
+					if rows[slices.IndexFunc(rows, func(r pendingRow) bool { return r.ID == store.FormatID(x) })].Product == it.Product {
 						n--
 					}
 				}
@@ -193,7 +193,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 			if i%5 != 0 {
 				continue
 			}
-			q.Page, q.Revision = 0, id
+			q.Page, q.Revision = 0, mustID(id)
 			page, err := st.ReviewQueue([]enrichment.Org{f.A.Org}, q)
 			if err != nil {
 				t.Fatal(err)
@@ -203,7 +203,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 			}
 		}
 		outside := rows[slices.IndexFunc(rows, func(r pendingRow) bool { return r.Org == string(f.B.Org) })].ID
-		q.Page, q.Revision = 1, outside
+		q.Page, q.Revision = 1, mustID(outside)
 		if page, err := st.ReviewQueue([]enrichment.Org{f.A.Org}, q); err != nil || page.Page.Page != 1 {
 			t.Fatalf("%+v: a revision of B moved the page to %d (%v)", q, page.Page.Page, err)
 		}
@@ -214,4 +214,13 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 	if err != nil || all.TotalElements != len(rows) || len(all.Items) != len(rows) {
 		t.Fatalf("both organizations: %d of %d listed (%v)", len(all.Items), len(rows), err)
 	}
+}
+
+// mustID reads a numeric record id of the fixture's rows.
+func mustID(id string) int64 {
+	n, err := enrichment.ParseID(id)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }

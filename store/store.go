@@ -55,6 +55,16 @@ func FormatID(id int64) string {
 	return strconv.FormatInt(id, 10)
 }
 
+// formatIDs renders numeric ids as the record ids they are stored as, for
+// an IN list over a text id column.
+func formatIDs(ids []int64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = FormatID(id)
+	}
+	return out
+}
+
 // decodeStrings reads a JSON string array column; NULL or bad JSON is empty.
 func decodeStrings(raw []byte) []string {
 	var out []string
