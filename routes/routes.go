@@ -1,6 +1,9 @@
 // Package routes serves the enrichment API under /api/enrichment. Each
-// resource's file opens with its route table; Register binds them all behind
-// the API-key middleware and answers unknown paths and wrong methods.
+// resource's file opens with its route table; Register binds the vendors'
+// routes behind the API-key middleware (with the scope each one needs), the
+// reviewers' routes behind PocketBase's token auth (reviewers and
+// superusers), the OpenAPI document without authentication, and answers
+// unknown paths and wrong methods.
 package routes
 
 import (
