@@ -60,8 +60,11 @@ func changesList(e *core.RequestEvent) error {
 	if err != nil {
 		return internalError(e, "read the change feed", err)
 	}
-	return e.JSON(http.StatusOK, enrichment.ChangePage{Items: page.Items, HasMore: page.HasMore,
-		Next: cursor{org: org, seq: page.Last, issued: time.Now()}.String()})
+	// note: the cursor's issue time is kept to the day, so an answer that did
+	// not change keeps its tag (304) for a day, after which the client gets
+	// a fresh cursor for its 30 days
+	return jsonTagged(e, enrichment.ChangePage{Items: page.Items, HasMore: page.HasMore,
+		Next: cursor{org: org, seq: page.Last, issued: time.Now().UTC().Truncate(24 * time.Hour)}.String()})
 }
 
 // cursor is a position in one organization's feed: the sequence number of

@@ -24,7 +24,7 @@ func acceptanceRate(e *core.RequestEvent) error {
 	if err != nil {
 		return internalError(e, "compute acceptance metrics", err)
 	}
-	return e.JSON(http.StatusOK, m)
+	return jsonTagged(e, m)
 }
 
 // readWindow reads the optional since and until parameters; 400 naming the

@@ -29,6 +29,13 @@ func productsExport(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	tag, err := generationTag(e)
+	if err != nil {
+		return internalError(e, "tag the export", err)
+	}
+	if notModified(e, tag) {
+		return nil
+	}
 	page, err := store.New(e.App).ExportPage(requestOrg(e), q)
 	if err != nil {
 		return internalError(e, "export products", err)

@@ -26,7 +26,7 @@ func revisionsList(e *core.RequestEvent) error {
 	if err != nil {
 		return internalError(e, "list revisions", err)
 	}
-	return e.JSON(http.StatusOK, page)
+	return jsonTagged(e, page)
 }
 
 // readRevisionQuery reads page and pageSize as the export does, the status

@@ -50,7 +50,7 @@ func Register(app core.App) {
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
-			se.Router.Bind(serverBodies(bodies), redactKeyInURL())
+			se.Router.Bind(compressAnswers(), serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
 			for _, r := range routes {

@@ -14,6 +14,13 @@ var templateRoutes = []route{
 
 // templatesList returns every active attribute template of the organization.
 func templatesList(e *core.RequestEvent) error {
+	tag, err := generationTag(e)
+	if err != nil {
+		return internalError(e, "tag the attribute templates", err)
+	}
+	if notModified(e, tag) {
+		return nil
+	}
 	body, err := store.New(e.App).TemplatesJSON(requestOrg(e))
 	if err != nil {
 		return internalError(e, "list attribute templates", err)

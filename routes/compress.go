@@ -1,0 +1,54 @@
+package routes
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/pocketbase/pocketbase/tools/router"
+)
+
+// minCompressed is the smallest answer worth compressing: below it the
+// encodings' own framing eats most of the gain.
+const minCompressed = 1024
+
+// compressAnswers compresses every answer under Prefix with zstd or gzip,
+// whichever the request's Accept-Encoding allows (zstd first), when it is
+// minCompressed bytes or more, and says Vary: Accept-Encoding. It uses
+// klauspost/compress's gzhttp, a maintained handler that negotiates, buffers
+// up to the threshold and pools its encoders, rather than code of our own.
+// The pages compress themselves once (public.go).
+func compressAnswers() *hook.Handler[*core.RequestEvent] {
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(minCompressed), gzhttp.EnableZstd(true), gzhttp.PreferZstd(true))
+	if err != nil {
+		panic("routes: the compression options: " + err.Error()) // note: constant options; a mistake here is a programming error
+	}
+	return &hook.Handler[*core.RequestEvent]{
+		Id: "enrichmentCompress",
+		// note: inside PocketBase's logger and panic recovery (-1040, -1030),
+		// outside every other middleware, so refusals (401, 413, 429, 503)
+		// are compressed like answers
+		Priority: -1025,
+		Func: func(e *core.RequestEvent) error {
+			if !strings.HasPrefix(e.Request.URL.Path, Prefix+"/") {
+				return e.Next()
+			}
+			var err error
+			wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				outer := e.Response
+				e.Response, e.Request = w, r
+				err = e.Next()
+				if err != nil {
+					// note: the error's answer goes through the compressor
+					// too, which must write it before it is closed; the router
+					// then finds the answer written and leaves it
+					router.ErrorHandler(w, r, err)
+				}
+				e.Response = outer
+			})).ServeHTTP(e.Response, e.Request)
+			return err
+		},
+	}
+}
