@@ -1,7 +1,8 @@
-// What a group decision does, worked out before anything is sent: which
-// proposal wins each field of a product, what the bulk and selection
-// accepts may apply, and what a reviewer's choice among competing
-// proposals sends for each revision. Pure functions, no DOM, no requests.
+// What a choice among one product's competing proposals sends, worked out
+// before anything is sent: which proposal is picked for each field at
+// first, and what the reviewer's picks send for each revision. (What the
+// bulk and selection accepts apply, the server plans: api.plan.) Pure
+// functions, no DOM, no requests.
 import { fieldNames } from './api.js';
 
 /** pendingFields are the fields of rev still waiting for a decision (proposed, not superseded). */
@@ -36,29 +37,6 @@ export function bestPerField(revisions) {
 }
 
 /**
- * planAccept decides which of candidates a group accept applies, so that
- * no two proposals are ever applied to one field: a candidate is accepted
- * when it wins every field it proposes among all the pending revisions of
- * its product (others, every client's, included); else it is left, with
- * the fields it loses and to whom. Returns {accept: [rev], left: [{rev,
- * lost: [{field, to: rev}]}]}.
- */
-export function planAccept(candidates, others) {
-  const byId = new Map([...others, ...candidates].map((r) => [r.id, r]));
-  const best = bestPerField([...byId.values()]);
-  const accept = [];
-  const left = [];
-  for (const r of candidates) {
-    const lost = pendingFields(r)
-      .map((field) => ({ field, to: best.get(`${r.product}/${field}`) }))
-      .filter((l) => r.product && l.to && l.to.id !== r.id);
-    if (lost.length) left.push({ rev: r, lost });
-    else accept.push(r);
-  }
-  return { accept, left };
-}
-
-/**
  * planChoices turns a reviewer's pick per field among one product's
  * competing proposals (picks: field → revision id, or '' to keep the
  * product's value) into one decision per revision: accepted with the
@@ -76,7 +54,7 @@ export function planChoices(revisions, picks, { reason = '', comment = '' } = {}
     if (partial) body.approvedFields = fields;
     // note: the server takes a reason only where something is not applied
     if (reason && (partial || !fields.length)) body.reason = reason;
-    if (comment && (partial || !fields.length)) body.comment = comment;
+    if (comment) body.comment = comment; // note: a comment goes with any decision, an accept too
     return { rev, fields, partial, body };
   });
   return [...out.filter((d) => d.fields.length), ...out.filter((d) => !d.fields.length)];
