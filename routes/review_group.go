@@ -19,7 +19,7 @@ import (
 var reviewGroupRoutes = []route{
 	{Method: http.MethodGet, Path: "/review/vocabulary", Reviewer: true, Handler: reviewVocabulary},
 	{Method: http.MethodGet, Path: "/review/plan", Reviewer: true, Handler: reviewPlan},
-	{Method: http.MethodPost, Path: "/review/decisions", Reviewer: true, Handler: reviewDecisions, BodyLimit: 2 << 20},
+	{Method: http.MethodPost, Path: "/review/decisions", Reviewer: true, Handler: reviewDecisions, BodyLimit: 16 << 20},
 }
 
 // reviewVocabulary answers the reviewers' page with the values and limits
