@@ -1,8 +1,7 @@
 // What a choice among one product's competing proposals sends, worked out
 // before anything is sent: which proposal is picked for each field at
-// first, and what the reviewer's picks send for each revision. (What the
-// bulk and selection accepts apply, the server plans: api.plan.) Pure
-// functions, no DOM, no requests.
+// first (the server's plan says: api.plan), and what the reviewer's picks
+// send for each revision. Pure functions, no DOM, no requests.
 import { fieldNames } from './api.js';
 
 /** pendingFields are the fields of rev still waiting for a decision (proposed, not superseded). */
@@ -11,29 +10,20 @@ export function pendingFields(rev) {
   return fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f) && !superseded.has(f));
 }
 
-// ahead orders proposals for one field: the highest confidence first, then
-// the older, then the lower id.
-function ahead(a, b) {
-  return (b.confidence || 0) - (a.confidence || 0) ||
-    String(a.created).localeCompare(String(b.created)) ||
-    Number(a.id) - Number(b.id);
-}
-
 /**
- * bestPerField picks, among pending revisions, the one that wins each
- * field of each product: a Map from "product/field" to the revision.
+ * picksOf reads the server's plan of a group accept of one product's
+ * pending proposals (api.plan) as the proposal picked at first for each
+ * field: field → revision id. Each field goes to the proposal that wins
+ * it: an accepted one wins all its fields, a left one those it does not lose.
  */
-export function bestPerField(revisions) {
-  const best = new Map();
-  for (const r of revisions) {
-    if (!r.product) continue; // note: a deleted product's proposals compete with nothing
-    for (const f of pendingFields(r)) {
-      const key = `${r.product}/${f}`;
-      const held = best.get(key);
-      if (!held || ahead(r, held) < 0) best.set(key, r);
-    }
+export function picksOf(plan) {
+  const picks = {};
+  for (const r of plan.accept) for (const f of r.fields) picks[f] = r.id;
+  for (const r of plan.left) {
+    const lost = new Set(r.lost.map((l) => l.field));
+    for (const f of r.fields) if (!lost.has(f)) picks[f] = r.id;
   }
-  return best;
+  return picks;
 }
 
 /**
@@ -63,14 +53,4 @@ export function planChoices(revisions, picks, { reason = '', comment = '' } = {}
 /** needsReason tells whether a decision leaves something of a revision unapplied. */
 export function needsReason(decision) {
   return decision.body.status === 'rejected' || Boolean(decision.partial);
-}
-
-/**
- * defaultPicks chooses, for each field any of revisions proposes, the
- * proposal with the highest confidence (as the bulk accept would).
- */
-export function defaultPicks(revisions) {
-  const picks = {};
-  for (const [key, r] of bestPerField(revisions)) picks[key.slice(key.indexOf('/') + 1)] = r.id;
-  return picks;
 }
