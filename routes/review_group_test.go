@@ -127,6 +127,21 @@ func TestReviewPlan(t *testing.T) {
 		{name: "a client and revisions", url: planURL + "?client=" + both + "&revisions=" + ours[0], token: reviewerA, status: 400,
 			want: []string{`"client":{"code":"validation_not_both"`}},
 	})
+
+	// a selected revision decided meanwhile is planned as it is, so that
+	// its decision is refused and reported
+	rev, err := app.FindRecordById("revisions", ours[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev.Set("status", "rejected")
+	if err := app.Save(rev); err != nil {
+		t.Fatal(err)
+	}
+	checkReviewerCases(t, h, []reviewerCase{
+		{name: "a selection decided meanwhile", url: planURL + "?revisions=" + ours[2], token: reviewerA, status: 200,
+			want: []string{`"accept":[` + item(ours[2]) + `"sku":"BULK-0003","status":"rejected",`}},
+	})
 }
 
 // A group decision decides each revision as a records API update would, in
