@@ -1,8 +1,9 @@
 // Decisions are final on the server, so the page holds each one for a few
 // seconds, with an Undo, before sending it; leaving the page sends what is
 // held at once. A group (several revisions) goes as one request to the
-// group decision route; a single decision as a records API update. The notice at the foot of the revision view says what is
-// held, what was sent and what failed.
+// group decision route; a single decision as a records API update. The
+// notice at the foot of the revision view says what is held, what was sent
+// and what failed.
 import * as api from './api.js';
 import { $, h, message, replace } from './dom.js';
 

@@ -39,10 +39,11 @@ async function load(id, product) {
     ...proposals.map((x) => x.proposed?.attributes)];
   // note: the most confident proposal of each field is picked at first, as
   // the server plans a group accept of them all
-  const plan = proposals.length > 1 ? api.plan({ revisions: proposals.map((x) => x.id) }) : null;
-  const options = lists.some((l) => Array.isArray(l) && l.length)
-    ? await api.options(p?.attributeTemplate, optionIds(...lists)) : new Map();
-  return { rev, proposals, options, picks: plan ? picksOf(await plan) : {} };
+  const [options, picks] = await Promise.all([
+    lists.some((l) => Array.isArray(l) && l.length) ? api.options(p?.attributeTemplate, optionIds(...lists)) : new Map(),
+    proposals.length > 1 ? api.plan({ revisions: proposals.map((x) => x.id) }).then(picksOf) : {},
+  ]);
+  return { rev, proposals, options, picks };
 }
 
 /** prefetch reads a revision ahead ({id, product}), so that it shows at once when the reviewer gets to it. */
