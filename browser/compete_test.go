@@ -78,7 +78,8 @@ func TestCompetingProposals(t *testing.T) {
 	for _, id := range []string{pro, classic, daily} {
 		waitGone(t, ctx, id)
 	}
-	outcome := map[string][3]string{classic: {"accepted", "", ""}, pro: {"rejected", "duplicate", "Another vendor's value was better."},
+	// the comment goes with every decision, the full accept too
+	outcome := map[string][3]string{classic: {"accepted", "", "Another vendor's value was better."}, pro: {"rejected", "duplicate", "Another vendor's value was better."},
 		daily: {"rejected", "duplicate", "Another vendor's value was better."}}
 	for id, w := range outcome {
 		s.waitStatus(id, w[0])

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,10 +41,24 @@ type service struct {
 	statuses *statusCounts // of every answer the server gave
 }
 
-// statusCounts counts answers by status.
+// statusCounts counts answers by status, and requests by method and path.
 type statusCounts struct {
-	mu sync.Mutex
-	n  map[int]int
+	mu    sync.Mutex
+	n     map[int]int
+	paths map[string]int // "POST /api/…"
+}
+
+// requests counts the requests whose "METHOD path" starts with prefix.
+func (c *statusCounts) requests(prefix string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for p, k := range c.paths {
+		if strings.HasPrefix(p, prefix) {
+			n += k
+		}
+	}
+	return n
 }
 
 func (c *statusCounts) get(status int) int {
@@ -59,6 +74,7 @@ func (c *statusCounts) counting(h http.Handler) http.Handler {
 		h.ServeHTTP(rec, r)
 		c.mu.Lock()
 		c.n[rec.status]++
+		c.paths[r.Method+" "+r.URL.Path]++
 		c.mu.Unlock()
 	})
 }
@@ -83,7 +99,7 @@ func newService(t testing.TB) *service {
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
 	t.Cleanup(app.Cleanup)
-	statuses := &statusCounts{n: map[int]int{}}
+	statuses := &statusCounts{n: map[int]int{}, paths: map[string]int{}}
 	srv := httptest.NewServer(statuses.counting(fixture.Serve(t, app)))
 	t.Cleanup(srv.Close)
 	s := &service{t: t, f: f, app: app, url: srv.URL, statuses: statuses}

@@ -54,7 +54,7 @@ func registerRevisions(app core.App) {
 			}
 			// note: the body is already loaded into e.Record; this overwrites
 			// whatever a client may have sent under the same key
-			e.Record.Set(deciderKey, decider(e.Auth))
+			MarkDecider(e.Record, e.Auth)
 			return e.Next()
 		},
 	})
@@ -155,6 +155,14 @@ func singleStatus(e *core.RecordRequestEvent) error {
 func organizationExists(app core.App, id string) bool {
 	_, err := app.FindRecordById(schema.Organizations, id)
 	return err == nil
+}
+
+// MarkDecider hands the identity deciding through an HTTP request to the
+// decision hook, for a revision that a route saves with Go code rather than
+// through the records API (whose update request hook does the same); the
+// decision then records that identity, not "system".
+func MarkDecider(rev, auth *core.Record) {
+	rev.Set(deciderKey, decider(auth))
 }
 
 // decider names the identity deciding through an HTTP request.

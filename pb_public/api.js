@@ -1,7 +1,8 @@
 // Everything the page asks the server: PocketBase's auth and records API,
 // whose organization-scoped rules decide what a reviewer sees and may
-// change, and the reviewers' routes of the enrichment API (the queue and the
-// overview), which keep a reviewer to their organization the same way.
+// change, and the reviewers' routes of the enrichment API (the vocabulary,
+// the queue, group plans and decisions, the overview), which keep a
+// reviewer to their organization the same way.
 import PocketBase from './vendor/pocketbase.es.js';
 
 export const pb = new PocketBase(location.origin);
@@ -9,49 +10,58 @@ export const pb = new PocketBase(location.origin);
 // method and path starts; the page runs several reads at once on purpose
 pb.autoCancellation(false);
 
-/** The confidence bands, highest first; '' holds revisions sent without confidence. */
-export const bands = [
-  { value: '80-100', label: '80–100' },
-  { value: '50-79', label: '50–79' },
-  { value: '0-49', label: '0–49' },
-  { value: '', label: 'none' },
-];
+// The vocabulary: the values the page works with, their names for people
+// and the limits, as the server serves them (loadVocabulary fills these in
+// place once, after sign-in, before anything is drawn).
+
+/** The confidence bands, highest first; '' holds revisions sent without confidence: [{value, label}]. */
+export const bands = [];
+
+/** The reasons a reviewer may give when something is not applied, in the API's order: [{value, label}]. */
+export const reasons = [];
+
+/** The queue's orders, the default first: [{value, label}]. */
+export const sorts = [];
+
+/** The enrichable fields, in the API's order. */
+export const fieldNames = [];
+
+/** fieldLabels name the fields for people; outcomeLabels what became of a field. */
+export const fieldLabels = {};
+export const outcomeLabels = {};
+
+/** limits: {commentLength, queuePageSize, bulkMinConfidence, planRevisions}. */
+export const limits = {};
+
+let vocabulary = null;
+
+/** loadVocabulary reads the vocabulary from the server, once. */
+export function loadVocabulary() {
+  vocabulary ??= pb.send('/api/enrichment/review/vocabulary', { method: 'GET' }).then((v) => {
+    // note: the page holds "no confidence" as '' where the API says none
+    bands.splice(0, Infinity, ...v.bands.map((b) => ({ value: b.value === 'none' ? '' : b.value, label: b.label })));
+    reasons.splice(0, Infinity, ...v.reasons);
+    sorts.splice(0, Infinity, ...v.sorts);
+    fieldNames.splice(0, Infinity, ...v.fields.map((f) => f.value));
+    Object.assign(fieldLabels, Object.fromEntries(v.fields.map((f) => [f.value, f.label])));
+    Object.assign(outcomeLabels, Object.fromEntries(v.outcomes.map((o) => [o.value, o.label])));
+    Object.assign(limits, v.limits);
+  }, (err) => {
+    vocabulary = null; // note: asked again at the next sign-in
+    throw err;
+  });
+  return vocabulary;
+}
 
 /** bandLabel writes a band for people, the same way everywhere ("80–100"). */
 export function bandLabel(value) {
-  return bands.find((b) => b.value === value)?.label ?? String(value).replace('-', '–');
+  return bands.find((b) => b.value === value || (value === 'none' && b.value === ''))?.label ?? String(value);
 }
-
-/** The reasons a reviewer may give when something is not applied, in the API's order. */
-export const reasons = [
-  { value: 'inaccurate', label: 'Inaccurate' },
-  { value: 'low_quality', label: 'Low quality' },
-  { value: 'off_brand', label: 'Off brand' },
-  { value: 'incomplete', label: 'Incomplete' },
-  { value: 'duplicate', label: 'Duplicate' },
-  { value: 'other', label: 'Other' },
-];
 
 /** reasonLabel names a reason for people. */
 export function reasonLabel(value) {
   return reasons.find((r) => r.value === value)?.label ?? value;
 }
-
-/** maxComment is the longest comment the server takes. */
-export const maxComment = 2000;
-
-/** Queue orders offered to the reviewer; ties go in submission order. */
-export const sorts = {
-  'confidence-desc': { label: 'Confidence ↓' },
-  'confidence-asc': { label: 'Confidence ↑' },
-  'age-desc': { label: 'Oldest first' },
-  'age-asc': { label: 'Newest first' },
-};
-
-export const pageSize = 50;
-
-/** The enrichable fields, in the API's order. */
-export const fieldNames = ['name', 'slug', 'description', 'attributes', 'files'];
 
 /** isSuperuser tells whether the signed-in identity is a superuser (who sees every organization). */
 export function isSuperuser() {
@@ -84,11 +94,6 @@ export async function restore() {
   }
 }
 
-const queueFields = [
-  'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'supersededFields', 'apiClient', 'product',
-  'expand.product.name', 'expand.apiClient.name',
-].join(',');
-
 /**
  * listQueue reads one page (from 1) of the pending revisions that match the
  * reviewer's choices f ({client, band, template, sku}), without the
@@ -99,7 +104,7 @@ const queueFields = [
  * pending revisions its product has.
  */
 export async function listQueue(f, sortKey, page, exclude, around) {
-  const query = { sort: sorts[sortKey] ? sortKey : 'confidence-desc', page: page - 1, pageSize };
+  const query = { sort: sorts.some((s) => s.value === sortKey) ? sortKey : sorts[0]?.value, page: page - 1, pageSize: limits.queuePageSize };
   if (f.client) query.client = f.client;
   if (f.band !== 'all') query.band = f.band || 'none';
   if (f.template) query.template = f.template;
@@ -132,32 +137,6 @@ export function productProposals(product) {
     fields: proposalFields,
     batch: 200,
   });
-}
-
-/**
- * pendingOfProducts lists the pending revisions of the given products
- * (their proposals, not their base) with their clients' names, in chunks
- * of product ids so that no filter grows too long.
- */
-export async function pendingOfProducts(products) {
-  const ids = [...new Set(products.filter(Boolean))];
-  const out = [];
-  for (let i = 0; i < ids.length; i += 80) {
-    const chunk = ids.slice(i, i + 80);
-    const params = {};
-    const terms = chunk.map((id, j) => {
-      params[`p${j}`] = id;
-      return `product = {:p${j}}`;
-    });
-    out.push(...await pb.collection('revisions').getFullList({
-      filter: pb.filter(`status = 'pending' && (${terms.join(' || ')})`, params),
-      sort: '-confidence,created,@rowid',
-      expand: 'apiClient',
-      fields: queueFields,
-      batch: 500,
-    }));
-  }
-  return out;
 }
 
 const optionCache = new Map(); // option id → option
@@ -212,13 +191,32 @@ export function templates() {
   return pb.collection('attribute_templates').getFullList({ sort: 'name', fields: 'id,name,active' });
 }
 
-/** bulkCandidates lists the pending revisions with confidence 80 or more, of one client or of all ('' ). */
-export function bulkCandidates(client) {
-  const filter = client
-    ? pb.filter("status = 'pending' && apiClient = {:client} && confidenceBand = '80-100'", { client })
-    : "status = 'pending' && confidenceBand = '80-100'";
-  return pb.collection('revisions').getFullList({
-    filter, sort: 'created,@rowid', expand: 'product,apiClient', fields: queueFields, batch: 500,
+/**
+ * plan asks the server what a group accept would do: of the revisions
+ * named ({revisions: [id]}), or the bulk accept of one client's ({client},
+ * '' for every client) confident pending revisions. Answers {accept:
+ * [item], left: [{...item, lost: [{field, to: item}]}]}, where an item is
+ * {id, sku, status, confidence, confidenceBand, apiClient, clientName,
+ * product, fields}.
+ */
+export function plan({ client = '', revisions = null } = {}) {
+  const query = {};
+  if (revisions) query.revisions = revisions.join(',');
+  else if (client) query.client = client;
+  return pb.send('/api/enrichment/review/plan', { method: 'GET', query });
+}
+
+/**
+ * decideGroup records a group of decisions ([{id, status, approvedFields?,
+ * reason?, comment?}]) in one request, each as decide would; answers
+ * {decided, refused, skipped, results: [{id, outcome, revision | error}]}.
+ * stopOnFailure: a refusal stops the rest. keepalive lets it finish while
+ * the page is being left (browsers allow it for small bodies only).
+ */
+export function decideGroup(decisions, { stopOnFailure = false, keepalive = false } = {}) {
+  const body = { decisions, stopOnFailure };
+  return pb.send('/api/enrichment/review/decisions', {
+    method: 'POST', body, keepalive: keepalive && JSON.stringify(body).length < 60000,
   });
 }
 

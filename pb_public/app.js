@@ -1,6 +1,7 @@
 // The reviewers' page: sign-in, the views (queue and overview), the address
 // of the revision shown, decisions held for an undo, and the keyboard.
-// Everything goes through PocketBase's auth and records API.
+// Everything goes through PocketBase's auth and records API and the
+// reviewers' routes (api.js); the vocabulary is read once, at sign-in.
 import * as api from './api.js';
 import { $, message } from './dom.js';
 import * as queue from './queue.js';
@@ -56,6 +57,13 @@ async function enter() {
   $('#who-name').title = $('#who-name').textContent;
   $('#who').hidden = false;
   $('#tabs').hidden = false;
+  try {
+    await api.loadVocabulary();
+  } catch (err) {
+    outbox.say(`Could not load the page's vocabulary: ${message(err)}`, { error: true });
+    return;
+  }
+  group.drawLimits();
   try {
     await queue.loadChoices();
   } catch (err) {

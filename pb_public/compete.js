@@ -7,20 +7,19 @@ import * as api from './api.js';
 import { $, h } from './dom.js';
 import { compareAttributes, optionOf } from './diff.js';
 import { filesInline, formatDetail, labels, textInline } from './fields.js';
-import { defaultPicks, needsReason, pendingFields, planChoices } from './plan.js';
+import { needsReason, pendingFields, planChoices } from './plan.js';
 import { askReason, reasonAndComment, why } from './why.js';
 
 let current = null; // {all, product, org, onDecide}
 
 /**
  * render draws the proposals all (the revision opened first) for product:
- * {body, actions}. onAlone() shows the opened revision alone; onDecide is
- * the revision view's.
+ * {body, actions}, with picks (field → revision id) picked at first.
+ * onAlone() shows the opened revision alone; onDecide is the revision view's.
  */
-export function render(all, { rev, product, options, org, onAlone, onDecide }) {
+export function render(all, { rev, product, options, picks, org, onAlone, onDecide }) {
   current = { all, product, org, onDecide, sku: rev.sku };
   const fields = api.fieldNames.filter((f) => all.some((r) => pendingFields(r).includes(f)));
-  const picks = defaultPicks(all);
   const clients = new Set(all.map((r) => r.apiClient)).size;
   const body = h('div', { class: 'compete' },
     h('p', { class: 'rivals-note', id: 'compete-note' },

@@ -5,12 +5,10 @@
 // goes in as text.
 import { collapse, compareAttributes, compareLists, optionOf, wordDiff } from './diff.js';
 import { h, replace } from './dom.js';
+import { fieldLabels, outcomeLabels } from './api.js';
 
-export const labels = { name: 'Name', slug: 'Slug', description: 'Description', attributes: 'Attributes', files: 'Files' };
-
-const stateLabels = {
-  pending: 'pending', applied: 'applied', not_applied: 'not applied', superseded: 'superseded', expired: 'expired',
-};
+/** labels name the fields for people, as the server's vocabulary does. */
+export const labels = fieldLabels;
 
 /**
  * fieldBlock draws field (the n-th proposed, from 1) of revision rev.
@@ -29,7 +27,7 @@ export function fieldBlock(field, n, rev, view) {
       : h('h3', {}, labels[field]),
     view.now && view.changed ? h('span', { class: 'badge warn' }, 'changed since proposal') : null,
     view.state && view.state !== 'pending'
-      ? h('span', { class: `badge fs-${view.state}` }, stateLabels[view.state] || view.state) : null);
+      ? h('span', { class: `badge fs-${view.state}` }, outcomeLabels[view.state] || view.state) : null);
   const now = view.product?.[field];
   const base = rev.base?.[field];
   const proposed = rev.proposed[field];

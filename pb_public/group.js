@@ -3,11 +3,12 @@
 // first, saying how many (the dialog's Cancel has the focus, so Enter
 // changes nothing); a group accept never applies two proposals to one
 // field: where proposals compete, only the one with the highest confidence
-// is accepted and the others are left, and the dialog says which.
+// is accepted and the others are left, and the dialog says which. The
+// server plans what a group accept applies and decides a group in one
+// request (outbox.js).
 import * as api from './api.js';
 import { $, h, message, replace } from './dom.js';
 import * as outbox from './outbox.js';
-import { pendingFields, planAccept } from './plan.js';
 import { clearSelection, clientName } from './queue.js';
 import { reasonOptions } from './why.js';
 
@@ -19,23 +20,25 @@ export function initGroup({ onDecide }) {
   $('#bulk-start').addEventListener('click', bulkAccept);
 }
 
-// planned reads what a group accept of candidates may apply: every pending
-// proposal of their products is read, so that a competitor outside the
-// group counts too. Held decisions are sent first, so that what the server
-// says is pending is what the reviewer sees.
-async function planned(candidates) {
+/** drawLimits writes the server's limits into the bulk button and the dialog, once the vocabulary is read. */
+export function drawLimits() {
+  $('#bulk-start').textContent = `Accept every pending revision with confidence ${api.limits.bulkMinConfidence} or more…`;
+  $('#confirm-comment').maxLength = api.limits.commentLength;
+}
+
+// planned asks the server what a group accept of query ({client} or
+// {revisions}) may apply: every pending proposal of the products counts,
+// a competitor outside the group too. Held decisions are sent first, so
+// that what the server says is pending is what the reviewer sees.
+async function planned(query) {
   await outbox.flush();
-  const others = await api.pendingOfProducts(candidates.map((r) => r.product));
-  const fresh = new Map(others.map((r) => [r.id, r]));
-  // note: a candidate decided meanwhile is not pending any more; it stays,
-  // so that its refusal is reported like any other failure
-  return planAccept(candidates.map((r) => fresh.get(r.id) || r), others);
+  return api.plan(query);
 }
 
 // leftDetails says, for the revisions a group accept leaves, who wins their fields.
 function leftDetails(left) {
-  const lines = left.slice(0, 10).map(({ rev, lost }) => `#${rev.id} ${rev.sku}: ` + lost.map((l) =>
-    `${l.field} goes to #${l.to.id} of ${l.to.expand?.apiClient?.name || clientName(l.to.apiClient)}` +
+  const lines = left.slice(0, 10).map((rev) => `#${rev.id} ${rev.sku}: ` + rev.lost.map((l) =>
+    `${l.field} goes to #${l.to.id} of ${l.to.clientName || clientName(l.to.apiClient)}` +
     ` (${l.to.confidenceBand ? `confidence ${l.to.confidence}` : 'no confidence'})`).join(', '));
   if (left.length > 10) lines.push(`and ${left.length - 10} more`);
   return lines;
@@ -45,9 +48,9 @@ function plural(n, noun) {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-// bulkAccept accepts, after a confirmation, the pending revisions with
-// confidence 80 or more of the chosen client (or of every client); a
-// revision decided meanwhile fails alone and is reported.
+// bulkAccept accepts, after a confirmation, the pending revisions of the
+// chosen client (or of every client) with the bulk accept's confidence or
+// more; a revision decided meanwhile fails alone and is reported.
 async function bulkAccept() {
   const client = $('#bulk-client').value;
   const status = $('#bulk-status');
@@ -56,7 +59,7 @@ async function bulkAccept() {
   status.textContent = 'Counting…';
   let plan;
   try {
-    plan = await planned(await api.bulkCandidates(client));
+    plan = await planned({ client });
   } catch (err) {
     status.textContent = `Could not list the revisions: ${message(err)}`;
     return;
@@ -65,13 +68,13 @@ async function bulkAccept() {
   const n = plan.accept.length;
   const left = plan.left.length ? ` ${plural(plan.left.length, 'competing revision')} left for you.` : '';
   if (n === 0) {
-    status.textContent = `No pending revision ${whose} with confidence 80 or more can be accepted.${left}`;
+    status.textContent = `No pending revision ${whose} with confidence ${api.limits.bulkMinConfidence} or more can be accepted.${left}`;
     replace(failures, leftDetails(plan.left).map((l) => h('li', { class: 'left' }, l)));
     return;
   }
   status.textContent = 'Waiting for confirmation…';
   const answer = await confirmDialog({
-    text: `Accept ${n} pending ${n === 1 ? 'revision' : 'revisions'} ${whose} with confidence 80 or more? ` +
+    text: `Accept ${n} pending ${n === 1 ? 'revision' : 'revisions'} ${whose} with confidence ${api.limits.bulkMinConfidence} or more? ` +
       `Every proposed field of each is applied to its product.${left}`,
     details: leftDetails(plan.left),
     okLabel: `Accept ${n}`,
@@ -127,7 +130,7 @@ export async function decideSelected(status, items) {
   }
   let plan;
   try {
-    plan = await planned(items);
+    plan = await planned({ revisions: items.map((r) => r.id) });
   } catch (err) {
     outbox.say(`Could not read the competing proposals: ${message(err)}`, { error: true });
     return;
@@ -138,7 +141,7 @@ export async function decideSelected(status, items) {
     outbox.say(`None of the selected revisions can be accepted.${left}`, { error: true });
     return;
   }
-  const fields = new Set(plan.accept.flatMap((r) => pendingFields(r)));
+  const fields = new Set(plan.accept.flatMap((r) => r.fields));
   const answer = await confirmDialog({
     text: `Accept ${plural(n, 'selected revision')}? Every proposed field of each (${[...fields].join(', ')}) is applied to its product.${left}`,
     details: leftDetails(plan.left),

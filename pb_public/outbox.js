@@ -1,7 +1,9 @@
 // Decisions are final on the server, so the page holds each one for a few
 // seconds, with an Undo, before sending it; leaving the page sends what is
-// held at once. The notice at the foot of the revision view says what is
-// held, what was sent and what failed.
+// held at once. A group (several revisions) goes as one request to the
+// group decision route; a single decision as a records API update. The
+// notice at the foot of the revision view says what is held, what was sent
+// and what failed.
 import * as api from './api.js';
 import { $, h, message, replace } from './dom.js';
 
@@ -66,7 +68,8 @@ export async function flush({ leaving = false } = {}) {
     // flushed it) would stop at its first once the page is gone, so every
     // decision not started yet starts now
     for (const e of entries) {
-      for (const d of e.decisions) request(d).catch(() => {});
+      if (grouped(e)) requestGroup(e).catch(() => {});
+      else for (const d of e.decisions) request(d).catch(() => {});
       send(e, { checked: true });
     }
     return;
@@ -80,6 +83,40 @@ function request(d) {
   return d.request;
 }
 
+// grouped tells whether an entry goes as one group decision: it decides
+// more than one revision.
+function grouped(entry) {
+  return entry.decisions.length > 1;
+}
+
+/** requestGroup sends a group's decisions in one request, once, whoever asks first. */
+function requestGroup(entry) {
+  entry.request ??= api.decideGroup(entry.decisions.map((d) => ({ id: d.id, ...d.body })),
+    { stopOnFailure: entry.stopOnFailure, keepalive: true });
+  return entry.request;
+}
+
+// refusal turns a group decision's refusal ({status, message, data}) into
+// an error as the SDK throws it, for message().
+function refusal(error) {
+  return Object.assign(new Error(error.message), { status: error.status, response: error });
+}
+
+// sendGroup sends a group in one request: one result per decision, as the
+// send loop makes them.
+async function sendGroup(entry) {
+  try {
+    const answer = await requestGroup(entry);
+    return answer.results.map((r) => {
+      if (r.outcome === 'decided') return { id: r.id, res: r.revision };
+      if (r.outcome === 'refused') return { id: r.id, err: refusal(r.error) };
+      return { id: r.id, skipped: true };
+    });
+  } catch (err) {
+    return entry.decisions.map((d) => ({ id: d.id, err }));
+  }
+}
+
 // send sends a held entry's decisions, after its precheck unless checked;
 // for an entry already being sent, it returns the same promise.
 function send(entry, { checked = false } = {}) {
@@ -90,30 +127,34 @@ function send(entry, { checked = false } = {}) {
   entry.sent = (async () => {
     const results = [];
     let stopped = false;
-    let refusal = null;
+    let refused = null;
     try {
-      refusal = entry.precheck && !checked ? await entry.precheck() : null;
+      refused = entry.precheck && !checked ? await entry.precheck() : null;
     } catch (err) {
-      refusal = `Could not check the proposals before sending: ${message(err)}. Nothing was sent.`;
+      refused = `Could not check the proposals before sending: ${message(err)}. Nothing was sent.`;
     }
     // note: once leaving the page started the requests, they are sent
-    if (refusal && !entry.decisions.some((d) => d.request)) {
+    if (refused && !entry.request && !entry.decisions.some((d) => d.request)) {
       entries.splice(entries.indexOf(entry), 1);
-      say(refusal, { error: true });
+      say(refused, { error: true });
       const skipped = entry.decisions.map((d) => ({ id: d.id, skipped: true }));
       entry.onDone(skipped);
       return skipped;
     }
-    for (const d of entry.decisions) {
-      if (stopped && !d.request) {
-        results.push({ id: d.id, skipped: true });
-        continue;
-      }
-      try {
-        results.push({ id: d.id, res: await request(d) });
-      } catch (err) {
-        results.push({ id: d.id, err });
-        stopped = entry.stopOnFailure;
+    if (grouped(entry)) {
+      results.push(...await sendGroup(entry));
+    } else {
+      for (const d of entry.decisions) {
+        if (stopped && !d.request) {
+          results.push({ id: d.id, skipped: true });
+          continue;
+        }
+        try {
+          results.push({ id: d.id, res: await request(d) });
+        } catch (err) {
+          results.push({ id: d.id, err });
+          stopped = entry.stopOnFailure;
+        }
       }
     }
     entries.splice(entries.indexOf(entry), 1);

@@ -1,7 +1,7 @@
-// What a group decision does, worked out before anything is sent: which
-// proposal wins each field of a product, what the bulk and selection
-// accepts may apply, and what a reviewer's choice among competing
-// proposals sends for each revision. Pure functions, no DOM, no requests.
+// What a choice among one product's competing proposals sends, worked out
+// before anything is sent: which proposal is picked for each field at
+// first (the server's plan says: api.plan), and what the reviewer's picks
+// send for each revision. Pure functions, no DOM, no requests.
 import { fieldNames } from './api.js';
 
 /** pendingFields are the fields of rev still waiting for a decision (proposed, not superseded). */
@@ -10,52 +10,20 @@ export function pendingFields(rev) {
   return fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f) && !superseded.has(f));
 }
 
-// ahead orders proposals for one field: the highest confidence first, then
-// the older, then the lower id.
-function ahead(a, b) {
-  return (b.confidence || 0) - (a.confidence || 0) ||
-    String(a.created).localeCompare(String(b.created)) ||
-    Number(a.id) - Number(b.id);
-}
-
 /**
- * bestPerField picks, among pending revisions, the one that wins each
- * field of each product: a Map from "product/field" to the revision.
+ * picksOf reads the server's plan of a group accept of one product's
+ * pending proposals (api.plan) as the proposal picked at first for each
+ * field: field → revision id. Each field goes to the proposal that wins
+ * it: an accepted one wins all its fields, a left one those it does not lose.
  */
-export function bestPerField(revisions) {
-  const best = new Map();
-  for (const r of revisions) {
-    if (!r.product) continue; // note: a deleted product's proposals compete with nothing
-    for (const f of pendingFields(r)) {
-      const key = `${r.product}/${f}`;
-      const held = best.get(key);
-      if (!held || ahead(r, held) < 0) best.set(key, r);
-    }
+export function picksOf(plan) {
+  const picks = {};
+  for (const r of plan.accept) for (const f of r.fields) picks[f] = r.id;
+  for (const r of plan.left) {
+    const lost = new Set(r.lost.map((l) => l.field));
+    for (const f of r.fields) if (!lost.has(f)) picks[f] = r.id;
   }
-  return best;
-}
-
-/**
- * planAccept decides which of candidates a group accept applies, so that
- * no two proposals are ever applied to one field: a candidate is accepted
- * when it wins every field it proposes among all the pending revisions of
- * its product (others, every client's, included); else it is left, with
- * the fields it loses and to whom. Returns {accept: [rev], left: [{rev,
- * lost: [{field, to: rev}]}]}.
- */
-export function planAccept(candidates, others) {
-  const byId = new Map([...others, ...candidates].map((r) => [r.id, r]));
-  const best = bestPerField([...byId.values()]);
-  const accept = [];
-  const left = [];
-  for (const r of candidates) {
-    const lost = pendingFields(r)
-      .map((field) => ({ field, to: best.get(`${r.product}/${field}`) }))
-      .filter((l) => r.product && l.to && l.to.id !== r.id);
-    if (lost.length) left.push({ rev: r, lost });
-    else accept.push(r);
-  }
-  return { accept, left };
+  return picks;
 }
 
 /**
@@ -76,7 +44,7 @@ export function planChoices(revisions, picks, { reason = '', comment = '' } = {}
     if (partial) body.approvedFields = fields;
     // note: the server takes a reason only where something is not applied
     if (reason && (partial || !fields.length)) body.reason = reason;
-    if (comment && (partial || !fields.length)) body.comment = comment;
+    if (comment) body.comment = comment; // note: a comment goes with any decision, an accept too
     return { rev, fields, partial, body };
   });
   return [...out.filter((d) => d.fields.length), ...out.filter((d) => !d.fields.length)];
@@ -85,14 +53,4 @@ export function planChoices(revisions, picks, { reason = '', comment = '' } = {}
 /** needsReason tells whether a decision leaves something of a revision unapplied. */
 export function needsReason(decision) {
   return decision.body.status === 'rejected' || Boolean(decision.partial);
-}
-
-/**
- * defaultPicks chooses, for each field any of revisions proposes, the
- * proposal with the highest confidence (as the bulk accept would).
- */
-export function defaultPicks(revisions) {
-  const picks = {};
-  for (const [key, r] of bestPerField(revisions)) picks[key.slice(key.indexOf('/') + 1)] = r.id;
-  return picks;
 }

@@ -8,7 +8,7 @@ import * as outbox from './outbox.js';
 
 const state = {
   filters: { client: '', band: 'all', template: '', sku: '' },
-  sort: 'confidence-desc',
+  sort: '', // the vocabulary's first order, once read
   page: 1,
   totalPages: 1,
   totalItems: 0,
@@ -30,9 +30,6 @@ const state = {
 /** initQueue wires the filters; onSelect(item) runs when the revision shown moves. */
 export function initQueue({ onSelect, onGroup }) {
   state.onSelect = onSelect;
-  const sort = $('#f-sort');
-  replace(sort, Object.entries(api.sorts).map(([value, s]) => h('option', { value }, s.label)));
-  sort.value = state.sort;
   $('#filters').addEventListener('submit', (e) => e.preventDefault());
   for (const id of ['#f-client', '#f-template', '#f-sort']) {
     $(id).addEventListener('change', () => {
@@ -70,8 +67,14 @@ function readFilters() {
   state.page = 1;
 }
 
-/** loadChoices fills the client and template pickers. */
+/** loadChoices fills the order (once), client and template pickers. */
 export async function loadChoices() {
+  const sort = $('#f-sort');
+  if (!sort.options.length) {
+    replace(sort, api.sorts.map((s) => h('option', { value: s.value }, s.label)));
+    state.sort = api.sorts[0]?.value;
+    sort.value = state.sort;
+  }
   const [clients, templates] = await Promise.all([api.clients(), api.templates()]);
   state.clients = clients;
   const label = (c) => `${c.name || 'unnamed'} (#${c.id}${c.active ? '' : ', revoked'})`;
@@ -217,7 +220,7 @@ function rivalsMark(n) {
 }
 
 function renderSummary() {
-  const from = (state.page - 1) * api.pageSize;
+  const from = (state.page - 1) * api.limits.queuePageSize;
   $('#queue-summary').textContent = state.totalItems === 0
     ? 'Nothing pending here.'
     : `${state.totalItems} pending · ${from + 1}–${from + state.items.length} shown`;
@@ -299,7 +302,7 @@ export async function move(step, { extend = false } = {}) {
     await reload({ keepId: null });
   } else if (step < 0 && state.page > 1) {
     state.page--;
-    state.index = api.pageSize - 1;
+    state.index = api.limits.queuePageSize - 1;
     await reload({ keepId: null });
   }
 }

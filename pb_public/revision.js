@@ -6,12 +6,12 @@ import * as api from './api.js';
 import { $, h, message, replace, when } from './dom.js';
 import { changedSince, optionIds } from './diff.js';
 import { fieldBlock, labels } from './fields.js';
-import { pendingFields } from './plan.js';
+import { pendingFields, picksOf } from './plan.js';
 import * as compete from './compete.js';
 import { askReason, reasonAndComment, resetReason, setStatus, why } from './why.js';
 
 const state = {
-  id: null, rev: null, proposals: null, seq: 0,
+  id: null, rev: null, proposals: null, picks: {}, seq: 0,
   alone: false, // the reviewer asked for this proposal alone, not with its competitors
   cache: new Map(), // id → {at, data}: revisions read ahead
   onDecide: () => {},
@@ -37,9 +37,13 @@ async function load(id, product) {
   const p = rev.expand?.product;
   const lists = [p?.attributes, rev.proposed?.attributes, rev.base?.attributes,
     ...proposals.map((x) => x.proposed?.attributes)];
-  const options = lists.some((l) => Array.isArray(l) && l.length)
-    ? await api.options(p?.attributeTemplate, optionIds(...lists)) : new Map();
-  return { rev, proposals, options };
+  // note: the most confident proposal of each field is picked at first, as
+  // the server plans a group accept of them all
+  const [options, picks] = await Promise.all([
+    lists.some((l) => Array.isArray(l) && l.length) ? api.options(p?.attributeTemplate, optionIds(...lists)) : new Map(),
+    proposals.length > 1 ? api.plan({ revisions: proposals.map((x) => x.id) }).then(picksOf) : {},
+  ]);
+  return { rev, proposals, options, picks };
 }
 
 /** prefetch reads a revision ahead ({id, product}), so that it shows at once when the reviewer gets to it. */
@@ -80,6 +84,7 @@ export async function show(id, { product, force = false } = {}) {
     state.rev = data.rev;
     state.proposals = data.proposals;
     state.options = data.options;
+    state.picks = data.picks;
     render();
     restoreFocus(refocus);
   } catch (err) {
@@ -130,7 +135,7 @@ function render() {
   if (together) {
     const all = [rev, ...rivals].map((p) => (p.id === rev.id ? { ...p, ...rev } : p));
     const view = compete.render(all, {
-      rev, product, options: state.options, org: organization(rev),
+      rev, product, options: state.options, picks: state.picks, org: organization(rev),
       onAlone: () => { state.alone = true; render(); },
       onDecide: (d) => state.onDecide(d),
     });

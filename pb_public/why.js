@@ -17,7 +17,7 @@ export function why(org) {
       reason),
     h('div', { class: 'field' },
       h('label', { for: 'comment' }, 'Comment to the vendor ', h('span', { class: 'muted' }, '(optional)')),
-      h('textarea', { id: 'comment', rows: '2', maxlength: String(api.maxComment) })));
+      h('textarea', { id: 'comment', rows: '2', maxlength: String(api.limits.commentLength) })));
 }
 
 /** reasonOptions are a reason picker's options: none (or "choose" when required), then the reasons. */

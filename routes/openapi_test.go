@@ -15,6 +15,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -490,4 +491,29 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	oaCheck(t, d, h, oaCase{name: "the queue, a bad band", op: queue, url: "/api/enrichment/review/queue?band=90", token: token, status: 400})
 	oaCheck(t, d, h, oaCase{name: "the queue of an unknown organization", op: queue, url: "/api/enrichment/review/queue?organization=999", token: token, status: 404})
 	oaCheck(t, d, h, oaCase{name: "the queue with an API key", op: queue, key: both, status: 401})
+
+	vocabulary := "GET /api/enrichment/review/vocabulary"
+	oaCheck(t, d, h, oaCase{name: "the vocabulary", op: vocabulary, token: token, status: 200, want: []string{`"limits":{"commentLength":`}})
+	oaCheck(t, d, h, oaCase{name: "the vocabulary with an API key", op: vocabulary, key: both, status: 401})
+	plan := "GET /api/enrichment/review/plan"
+	confident, name := 90, "Newest, better"
+	if _, err := store.New(app).Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{
+		{SKU: "SKU-NEW", Confidence: &confident, Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	body = oaCheck(t, d, h, oaCase{name: "the bulk accept's plan", op: plan, token: token, status: 200})
+	p := decode[store.Plan](t, body)
+	if len(p.Accept) == 0 {
+		t.Fatalf("the plan accepts nothing, the test validates no item: %s", body)
+	}
+	oaCheck(t, d, h, oaCase{name: "a selection's plan", op: plan, url: "/api/enrichment/review/plan?revisions=" + p.Accept[0].ID, token: token, status: 200,
+		want: []string{`"fields":[`}})
+	oaCheck(t, d, h, oaCase{name: "a plan, a bad client", op: plan, url: "/api/enrichment/review/plan?client=x", token: token, status: 400})
+	oaCheck(t, d, h, oaCase{name: "a plan of an unknown organization", op: plan, url: "/api/enrichment/review/plan?organization=999", token: token, status: 404})
+	decisions := "POST /api/enrichment/review/decisions"
+	oaCheck(t, d, h, oaCase{name: "a group decision", op: decisions, token: token, status: 200,
+		body: `{"decisions":[{"id":"` + p.Accept[0].ID + `","status":"accepted","comment":"Thanks"},{"id":"` + p.Accept[0].ID + `0","status":"rejected"}]}`,
+		want: []string{`"outcome":"decided"`, `"outcome":"refused"`}})
+	oaCheck(t, d, h, oaCase{name: "a group decision of nothing", op: decisions, token: token, status: 400, body: `{"decisions":[]}`})
+	oaCheck(t, d, h, oaCase{name: "a group decision with an API key", op: decisions, key: both, status: 401, body: `{}`})
 }

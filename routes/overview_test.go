@@ -235,11 +235,11 @@ func TestReviewOverviewTrendsPlan(t *testing.T) {
 }
 
 // reviewerCase is a request to a reviewers' route: with a token (a
-// reviewer's or a superuser's), an API key, or neither.
+// reviewer's or a superuser's), an API key, or neither; body is sent as JSON.
 type reviewerCase struct {
-	name, method, url, token, key string
-	status                        int
-	want, absent                  []string // in the body
+	name, method, url, token, key, body string
+	status                              int
+	want, absent                        []string // in the body
 }
 
 // checkReviewerCases sends each case (GET unless it says) and checks its
@@ -248,9 +248,9 @@ func checkReviewerCases(t *testing.T, h http.Handler, cases []reviewerCase) {
 	t.Helper()
 	for _, c := range cases {
 		method := cmp.Or(c.method, http.MethodGet)
-		res := request(h, method, c.url, c.key, "")
+		res := request(h, method, c.url, c.key, c.body)
 		if c.token != "" {
-			res = requestAuth(h, method, c.url, c.token, "")
+			res = requestAuth(h, method, c.url, c.token, c.body)
 		}
 		if res.Code != c.status {
 			t.Errorf("%s: status %d, want %d: %s", c.name, res.Code, c.status, res.Body)

@@ -31,7 +31,7 @@ var QueueSorts = []string{"confidence-desc", "confidence-asc", "age-desc", "age-
 // every band, and the revisions submitted without confidence.
 const (
 	BandAny  = "all"
-	BandNone = "none"
+	BandNone = enrichment.BandNone
 )
 
 // QueueQuery selects a page of the queue.
