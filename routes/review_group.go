@@ -39,17 +39,19 @@ func reviewPlan(e *core.RequestEvent) error {
 		return err
 	}
 	values := e.Request.URL.Query()
-	q := store.PlanQuery{Client: values.Get("client")}
+	var q store.PlanQuery
 	errs := validation.Errors{}
-	if q.Client != "" && !recordID.MatchString(q.Client) {
-		errs["client"] = validation.NewError("validation_invalid_id", "must be a record id")
+	if raw := values.Get("client"); raw != "" {
+		if q.Client, err = enrichment.ParseID(raw); err != nil {
+			errs["client"] = validation.NewError("validation_invalid_id", "must be a record id")
+		}
 	}
 	if values.Has("revisions") {
 		ids, err := readIDList(values.Get("revisions"))
 		if err != nil {
 			errs["revisions"] = err
 		}
-		if q.Client != "" {
+		if values.Get("client") != "" {
 			errs["client"] = validation.NewError("validation_not_both", "must not be given with revisions")
 		}
 		q.Revisions = ids
@@ -66,27 +68,24 @@ func reviewPlan(e *core.RequestEvent) error {
 
 // readIDList reads a comma-separated list of distinct record ids (at least
 // one, at most enrichment.MaxPlanRevisions).
-func readIDList(raw string) ([]string, error) {
-	ids := strings.Split(raw, ",")
-	switch {
-	case len(ids) > enrichment.MaxPlanRevisions:
+func readIDList(raw string) ([]int64, error) {
+	parts := strings.Split(raw, ",")
+	if len(parts) > enrichment.MaxPlanRevisions {
 		return nil, validation.NewError("validation_too_many", fmt.Sprintf("must name at most %d revisions", enrichment.MaxPlanRevisions))
-	case slices.ContainsFunc(ids, func(id string) bool { return !recordID.MatchString(id) }):
-		return nil, validation.NewError("validation_invalid_id", "must be record ids separated by commas")
-	case len(unique(ids)) < len(ids):
-		return nil, validation.NewError("validation_duplicate", "must name each revision once")
+	}
+	ids := make([]int64, len(parts))
+	seen := make(map[int64]bool, len(parts))
+	for i, part := range parts {
+		id, err := enrichment.ParseID(part)
+		switch {
+		case err != nil:
+			return nil, validation.NewError("validation_invalid_id", "must be record ids separated by commas")
+		case seen[id]:
+			return nil, validation.NewError("validation_duplicate", "must name each revision once")
+		}
+		ids[i], seen[id] = id, true
 	}
 	return ids, nil
-}
-
-// unique is ids without repeats, in their first order.
-func unique(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
-		dup := seen[id]
-		seen[id] = true
-		return dup
-	})
 }
 
 // decisionsRequest is a group decision: one decision per revision, made in
@@ -118,7 +117,7 @@ func (r decisionsRequest) validate() error {
 	for i, d := range r.Decisions {
 		at := fmt.Sprintf("decisions.%d.", i)
 		switch {
-		case !recordID.MatchString(d.ID):
+		case !isID(d.ID):
 			errs[at+"id"] = validation.NewError("validation_invalid_id", "must be a record id")
 		case seen[d.ID]:
 			errs[at+"id"] = validation.NewError("validation_duplicate", "names a revision decided earlier in the request")
@@ -259,4 +258,10 @@ func saveDecision(e *core.RequestEvent, rev *core.Record, d groupDecision) *rout
 		e.App.Logger().Error("enrichment: decide a revision of a group", "revision", rev.Id, "error", err.Error())
 	}
 	return router.NewBadRequestError("Failed to update record.", err)
+}
+
+// isID tells whether s is a record id of ours.
+func isID(s string) bool {
+	_, err := enrichment.ParseID(s)
+	return err == nil
 }

@@ -18,11 +18,11 @@ import (
 
 // PlanQuery names the revisions a group accept takes: those of Revisions
 // (a reviewer's selection, in that order), or else the bulk accept's: the
-// pending revisions of Client ("" for every client) with confidence
+// pending revisions of Client (0 for every client) with confidence
 // enrichment.BulkAcceptMinConfidence or more, in submission order.
 type PlanQuery struct {
-	Client    string
-	Revisions []string
+	Client    int64
+	Revisions []int64
 }
 
 // PlanItem is a revision as a plan names it.
@@ -134,20 +134,20 @@ func (s *Store) planCandidates(orgs []enrichment.Org, q PlanQuery) ([]planRow, e
 			return nil, nil
 		}
 		err := s.db().NewQuery(`SELECT ` + planColumns + `WHERE r.` + inList("id", "ids") + ` AND r.` + inList("organization", "orgs")).
-			Bind(dbx.Params{"ids": inValues(q.Revisions), "orgs": inValues(orgs)}).All(&rows)
+			Bind(dbx.Params{"ids": inValues(formatIDs(q.Revisions)), "orgs": inValues(orgs)}).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read the revisions of the plan: %w", err)
 		}
 		slices.SortFunc(rows, func(a, b planRow) int {
-			return slices.Index(q.Revisions, a.ID) - slices.Index(q.Revisions, b.ID)
+			return slices.Index(q.Revisions, storedID(a.ID)) - slices.Index(q.Revisions, storedID(b.ID))
 		})
 		return rows, nil
 	}
 	where := `WHERE r.` + inList("organization", "orgs") + ` AND r.[[status]] = 'pending' AND r.[[confidenceBand]] = {:band}`
 	params := dbx.Params{"orgs": inValues(orgs), "band": enrichment.ConfidenceBand(enrichment.BulkAcceptMinConfidence)}
-	if q.Client != "" {
+	if q.Client != 0 {
 		where += ` AND r.[[apiClient]] = {:client}`
-		params["client"] = q.Client
+		params["client"] = FormatID(q.Client)
 	}
 	err := s.db().NewQuery(`SELECT ` + planColumns + where + ` ORDER BY r.[[created]], r.[[_rowid_]]`).Bind(params).All(&rows)
 	if err != nil {
@@ -162,8 +162,8 @@ func (r planRow) contender() enrichment.Contender {
 	if len(r.Proposed) > 0 && json.Unmarshal(r.Proposed, &proposed) != nil {
 		proposed = enrichment.Fields{} // note: a proposal that cannot be read competes for nothing
 	}
-	return enrichment.Contender{ID: ParseID(r.ID), Product: ParseID(r.Product), Confidence: r.Confidence,
-		Created: r.Created.Time(), Fields: pendingFields(ReviewedRevision{Proposed: proposed, Superseded: decodeStrings(r.Superseded)})}
+	return enrichment.Contender{ID: storedID(r.ID), Product: storedID(r.Product), Confidence: r.Confidence,
+		Created: r.Created.Time(), Fields: enrichment.PendingFields(proposed, decodeStrings(r.Superseded))}
 }
 
 // item is the row as a plan names it, with its pending fields.
