@@ -59,6 +59,8 @@ func scenarios(t *target, cfg config) []scenario {
 		one("GET /products, 500 a page, the last full page", t.export("export500-last", 500, "last"), c),
 		one("GET /products, 100 a page, the first page", t.export("export100-first", 100, "first"), c),
 		one("GET /products, 100 a page, the last full page", t.export("export100-last", 100, "last"), c),
+		one("GET /products, 500 a page, random pages, gzip accepted", t.compressedExport("export500-gzip", "gzip"), c),
+		one("GET /products, 500 a page, random pages, zstd accepted", t.compressedExport("export500-zstd", "zstd"), c),
 		one("POST /products/skus, 50 random existing SKUs", t.lookup("lookup50", 50), c),
 	}
 	if t.SuToken != "" {
@@ -71,6 +73,10 @@ func scenarios(t *target, cfg config) []scenario {
 		one("POST /products/submissions, 1000 proposals a batch, 30% of them superseding the client's pending ones, 1 writer",
 			t.submit("submit1000-c1-supersede30", 1000, 2, 0.3), 1),
 		one("POST /products/submissions, 1000 proposals a batch, 4 writers", t.submit("submit1000-c4", 1000, 4, 0), 4),
+		one("POST /products/submissions, 1000 proposals a batch, every one superseding the client's pending one, 1 writer",
+			t.submit("submit1000-c1-supersede100", 1000, 5, 1), 1),
+		one("POST /products/submissions, 1000 proposals a batch, every one superseding the client's pending one, 4 writers",
+			t.submit("submit1000-c4-supersede100", 1000, 6, 1), 4),
 		one("GET /acceptance-rate over everything the 4 writers submitted", t.metrics(), c),
 	)
 	if t.HistoryKey != "" {

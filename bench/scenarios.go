@@ -1,6 +1,9 @@
 package main
 
 import (
+	"compress/gzip"
+	"io"
+
 	"bytes"
 	"database/sql"
 	"encoding/json"
@@ -12,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	_ "modernc.org/sqlite" // driver "sqlite": the harness reads the imported SKUs
 )
@@ -84,7 +89,8 @@ func header(key string) http.Header {
 
 // submitKinds are the submission kinds with their own API client; the
 // metrics are read as the client of metricsOf, the one that submits most.
-var submitKinds = []string{"submit1000-c1", "submit1000-c1-supersede30", "submit1000-c4", "submit1000"}
+var submitKinds = []string{"submit1000-c1", "submit1000-c1-supersede30", "submit1000-c4",
+	"submit1000-c1-supersede100", "submit1000-c4-supersede100", "submit1000"}
 
 const metricsOf = "submit1000-c4"
 
@@ -177,6 +183,43 @@ func (t *target) metricsHistory(name string, window bool) *kind {
 
 // timeParam is how the harness writes since and until.
 const timeParam = "2006-01-02T15:04:05.000Z07:00"
+
+// compressedExport is export500 with Accept-Encoding: encoding, so the
+// server compresses each page; the answers are counted once decoded, and
+// the report's MB/s are the bytes sent.
+func (t *target) compressedExport(name, encoding string) *kind {
+	k := t.export(name, 500, "random")
+	k.Header = k.Header.Clone()
+	k.Header.Set("Accept-Encoding", encoding)
+	k.Count = func(b []byte) int {
+		plain, err := decode(encoding, b)
+		if err != nil {
+			return 0 // note: counted as an answer without items, which the probe reports
+		}
+		return countProducts(plain)
+	}
+	return k
+}
+
+// decode undoes an answer's gzip or zstd.
+func decode(encoding string, b []byte) ([]byte, error) {
+	switch encoding {
+	case "gzip":
+		r, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		return io.ReadAll(r)
+	case "zstd":
+		r, err := zstd.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return io.ReadAll(r)
+	}
+	return b, nil
+}
 
 // peer is the same export through PocketBase's records API as a superuser:
 // 500 a page with the relations expanded, one-based pages.
