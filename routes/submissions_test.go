@@ -190,7 +190,7 @@ func TestSubmissionAccess(t *testing.T) {
 	}
 	run(t, f, []call{
 		post("no key", "", 401, `"status":401`),
-		post("revoked key", f.A.Keys["revoked"], 401),
+		post("revoked key", f.A.Keys["revoked"], 401, `"message":"Invalid or inactive API key."`),
 		post("read-only key", f.A.Keys["read"], 403, `"message":"Missing required scope: catalog:submit"`),
 		post("key with both scopes", f.A.Keys["both"], 200, `"status":"CREATED"`),
 		// B's key matches B's SKU-1 and B-ONLY; A's key cannot reach B-ONLY
@@ -198,9 +198,11 @@ func TestSubmissionAccess(t *testing.T) {
 			fmt.Sprintf(`{"sku":"SKU-1","productId":%d`, f.A.Products["SKU-1"]), `{"sku":"B-ONLY","productId":null,"revisionId":null,"status":"UNMATCHED"`),
 		post("B's key matches B's products", f.B.Keys["submit"], 200,
 			fmt.Sprintf(`{"sku":"SKU-1","productId":%d`, f.B.Products["SKU-1"]), fmt.Sprintf(`{"sku":"B-ONLY","productId":%d`, f.B.Products["B-ONLY"])),
-		{name: "GET is not allowed", url: submitURL, key: f.A.Keys["submit"], status: 405},
+		{name: "GET is not allowed", url: submitURL, key: f.A.Keys["submit"], status: 405,
+			content: []string{`"status":405`, `"message":"Method not allowed; use POST."`}},
 		{name: "a body over 16 MiB", method: http.MethodPost, url: submitURL, key: f.A.Keys["submit"], status: 413,
-			body: `{"items":[{"sku":"SKU-1","description":"` + strings.Repeat("x", 17<<20) + `"}]}`},
+			content: []string{`"status":413`, `"message":"Request entity too large."`},
+			body:    `{"items":[{"sku":"SKU-1","description":"` + strings.Repeat("x", 17<<20) + `"}]}`},
 	})
 }
 
