@@ -30,6 +30,24 @@ const (
 	generationKey = "enrichmentGeneration"
 )
 
+// clockKey holds, in app.Store(), the clock the key middleware reads: when
+// a key's grace ends, when it was last used, and its rate limit bucket.
+// Unset, it is time.Now; a test sets its own to move time by hand.
+const clockKey = "enrichmentClock"
+
+// clockOf is app's clock.
+func clockOf(app core.App) func() time.Time {
+	if now, ok := app.Store().Get(clockKey).(func() time.Time); ok {
+		return now
+	}
+	return time.Now
+}
+
+// newLimiter is the rate limiter of app's keys, on app's clock.
+func newLimiter(app core.App) *ratelimit.Limiter {
+	return ratelimit.New(func() time.Time { return clockOf(app)() })
+}
+
 // requireAPIKey authenticates the request's key, remembers its client and
 // takes a token from the client's rate limit bucket.
 func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent] {
@@ -44,15 +62,15 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 			if raw == "" {
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}
-			st, keyHash := store.New(e.App), apikey.Hash(raw)
-			client, generation, err := clientByKey(st, cachesOf(e.App), keyHash)
+			st, keyHash, now := store.New(e.App), apikey.Hash(raw), clockOf(e.App)()
+			client, generation, err := clientByKey(st, cachesOf(e.App), keyHash, now)
 			if errors.Is(err, store.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)
 			}
 			if err != nil {
 				return internalError(e, "authenticate api key", err)
 			}
-			if now := time.Now(); now.Sub(client.LastUsedAt) > touchInterval {
+			if now.Sub(client.LastUsedAt) > touchInterval {
 				if err := st.TouchClient(client.ID, now); err != nil {
 					// note: a missed lastUsedAt is not worth failing the request
 					e.App.Logger().Warn("enrichment: record key use", "error", err.Error(), "client", client.ID)
@@ -76,10 +94,10 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 
 // clientByKey finds the client of a key hash, from the cache while its
 // organization's generation holds, and returns that generation. A cached
-// grace-period key is looked up again once its grace has run out.
-func clientByKey(st *store.Store, caches *appCaches, keyHash string) (enrichment.Client, int64, error) {
+// grace-period key is looked up again once its grace has run out at now.
+func clientByKey(st *store.Store, caches *appCaches, keyHash string, now time.Time) (enrichment.Client, int64, error) {
 	if c, generation, ok := caches.clients.Get(keyHash); ok &&
-		(c.PreviousKeyExpiresAt.IsZero() || time.Now().Before(c.PreviousKeyExpiresAt)) {
+		(c.PreviousKeyExpiresAt.IsZero() || now.Before(c.PreviousKeyExpiresAt)) {
 		current, err := st.Generation(c.Org)
 		if err != nil {
 			return enrichment.Client{}, 0, err
@@ -88,7 +106,7 @@ func clientByKey(st *store.Store, caches *appCaches, keyHash string) (enrichment
 			return c, generation, nil
 		}
 	}
-	c, generation, err := st.ClientByKeyHashAtGeneration(keyHash)
+	c, generation, err := st.ClientByKeyHashAtGeneration(keyHash, now)
 	if err == nil {
 		caches.clients.Put(keyHash, generation, c)
 	}

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
@@ -123,6 +125,39 @@ func sameJSON(t testing.TB, what string, got any, want string) {
 	if string(ga) != string(gb) {
 		t.Errorf("%s:\n got %s\nwant %s", what, ga, gb)
 	}
+}
+
+// testClock is a clock the test moves by hand; routes.SetClock gives it to
+// an app's key middleware (grace periods, lastUsedAt, rate limits).
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// stopClock gives app a clock that starts at the real time and then moves
+// only when the test moves it.
+func stopClock(app *tests.TestApp) *testClock {
+	c := &testClock{t: time.Now()}
+	routes.SetClock(app, c.now)
+	return c
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func (c *testClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
 }
 
 // handler serves app's router once, for several requests on the same data.

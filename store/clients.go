@@ -51,14 +51,15 @@ func (r clientRow) client() enrichment.Client {
 // when there is none. It is the one lookup that is not scoped to an
 // organization, because it is what yields the organization.
 func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
-	c, _, err := s.ClientByKeyHashAtGeneration(keyHash)
+	c, _, err := s.ClientByKeyHashAtGeneration(keyHash, time.Now())
 	return c, err
 }
 
 // ClientByKeyHashAtGeneration is ClientByKeyHash with the generation of the
 // client's organization, read in the same statement (one snapshot), so the
-// client can be cached under it.
-func (s *Store) ClientByKeyHashAtGeneration(keyHash string) (enrichment.Client, int64, error) {
+// client can be cached under it. A rotated-out key counts while its grace
+// runs at now.
+func (s *Store) ClientByKeyHashAtGeneration(keyHash string, now time.Time) (enrichment.Client, int64, error) {
 	var row struct {
 		clientRow
 		Generation int64 `db:"generation"`
@@ -73,7 +74,7 @@ func (s *Store) ClientByKeyHashAtGeneration(keyHash string) (enrichment.Client, 
 		Where(dbx.Or(
 			dbx.HashExp{"c.keyHash": keyHash},
 			dbx.And(dbx.HashExp{"c.previousKeyHash": keyHash},
-				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
+				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(now)})),
 		)).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, 0, ErrNotFound
