@@ -166,7 +166,7 @@ func TestSubmissionValidation(t *testing.T) {
 		bad("a file not a string", `{"items":[{"sku":"SKU-1","files":["a",2]}]}`, `"items.0.files.1"`),
 		bad("externalSubmissionId not a string", `{"externalSubmissionId":5,"items":[{"sku":"SKU-1","name":"x"}]}`, `"externalSubmissionId"`),
 		{name: "bad dryRun", method: http.MethodPost, url: submitURL + "?dryRun=maybe", key: key, status: 400,
-			body: `{"items":[{"sku":"SKU-1","name":"x"}]}`, content: []string{"Invalid dryRun"}},
+			body: `{"items":[{"sku":"SKU-1","name":"x"}]}`, content: []string{`"data":{}`, `"message":"Invalid dryRun: must be true or false."`}},
 		{name: "1000 items is the maximum", method: http.MethodPost, url: submitURL, key: key, body: items(1000), status: 200,
 			check: func(t testing.TB, app *tests.TestApp, raw []byte) {
 				if got := decode[[]result](t, raw); len(got) != 1000 || got[999].Status != "CREATED" {
