@@ -19,13 +19,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
-	"github.com/catalog-enrichment/enrichment/replica"
 )
 
 type config struct {
@@ -101,7 +99,9 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run(ctx context.Context, cfg config) (err error) {
+// run is one whole bench run: build, generate and import the catalog,
+// create the keys, serve, measure every scenario, and write the report.
+func run(ctx context.Context, cfg config) error {
 	root, err := findRoot()
 	if err != nil {
 		return err
@@ -124,204 +124,39 @@ func run(ctx context.Context, cfg config) (err error) {
 	bin, data := filepath.Join(tmp, "enrichment"), filepath.Join(tmp, "pb_data")
 	rep := &report{Machine: machine(), Config: cfg}
 
-	pkg, profDir := ".", ""
-	if cfg.CPUProfile != "" {
-		if profDir, err = filepath.Abs(cfg.CPUProfile); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(profDir, 0o755); err != nil {
-			return err
-		}
-		pkg = "./bench/profserver"
-	}
-	logf("building the binary (%s)", pkg)
-	if err := buildBinary(ctx, root, pkg, bin); err != nil {
-		return err
-	}
-
-	opt := gen.Bench()
-	opt.Products = cfg.Products
-	catalogPath := filepath.Join(tmp, "catalog.json")
-	logf("generating %d products (%d templates, %d brands, seed %d)", opt.Products, opt.Templates, opt.Brands, opt.Seed)
-	if err := writeCatalog(catalogPath, opt); err != nil {
-		return err
-	}
-
-	var org struct {
-		ID int64 `json:"id"`
-	}
-	if err := cliJSON(ctx, bin, data, &org, "org", "create", "--name", "Bench Outfitters", "--json"); err != nil {
-		return err
-	}
-	orgID := fmt.Sprint(org.ID)
-
-	waitIdle(ctx, cfg.WaitIdle, 0, "import")
-	logf("importing")
-	rep.Import, err = importCatalog(ctx, bin, data, orgID, catalogPath)
+	profDir, err := build(ctx, cfg, root, bin)
 	if err != nil {
 		return err
 	}
-	logf("import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
-		rep.Import.Products, rep.Import.Seconds, rep.Import.ProductsPerSec, rep.Import.PeakRSSMB, rep.Import.CPU, rep.Import.OtherCPU)
-	// the nightly feed that did not change: nothing may be written
-	waitIdle(ctx, cfg.WaitIdle, 0, "re-import")
-	logf("re-importing the same file")
-	again, err := importCatalog(ctx, bin, data, orgID, catalogPath)
+	orgID, err := importBenchCatalog(ctx, cfg, bin, data, tmp, rep)
 	if err != nil {
 		return err
 	}
-	if again.Unchanged != again.Products {
-		return fmt.Errorf("the re-import of the same file wrote %d of %d products", again.Products-again.Unchanged, again.Products)
-	}
-	rep.Reimport = &again
-	logf("re-import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
-		again.Products, again.Seconds, again.ProductsPerSec, again.PeakRSSMB, again.CPU, again.OtherCPU)
-
-	var key struct {
-		Key string `json:"key"`
-	}
-	if err := cliJSON(ctx, bin, data, &key, "apikey", "create", "--org", orgID, "--name", "bench",
-		"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
-		return err
-	}
-	// the auth probe's key: an organization with nothing in it
-	var empty struct {
-		ID int64 `json:"id"`
-	}
-	if err := cliJSON(ctx, bin, data, &empty, "org", "create", "--name", "Bench Empty", "--json"); err != nil {
-		return err
-	}
-	var probeKey struct {
-		Key string `json:"key"`
-	}
-	if err := cliJSON(ctx, bin, data, &probeKey, "apikey", "create", "--org", fmt.Sprint(empty.ID), "--name", "bench probe",
-		"--scopes", "catalog:read", "--rate-limit", "0", "--json"); err != nil {
-		return err
-	}
-	// the attackers' keys: one with the default rate limit, four unlimited
-	var attacker struct {
-		Key string `json:"key"`
-	}
-	if err := cliJSON(ctx, bin, data, &attacker, "apikey", "create", "--org", orgID, "--name", "attacker",
-		"--scopes", "catalog:submit", "--json"); err != nil {
-		return err
-	}
-	var unlimited []string
-	for i := range 4 {
-		var k struct {
-			Key string `json:"key"`
-		}
-		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", fmt.Sprintf("attacker %d", i+2),
-			"--scopes", "catalog:submit", "--rate-limit", "0", "--json"); err != nil {
-			return err
-		}
-		unlimited = append(unlimited, k.Key)
-	}
-	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
-	if !cfg.SkipPeer || cfg.Replica {
-		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
-			return err
-		}
-	}
-	products, err := readCatalog(filepath.Join(data, "data.db"), orgID)
+	tg, err := createTarget(ctx, cfg, bin, data, orgID)
 	if err != nil {
 		return err
 	}
-	tg := &target{Key: key.Key, ProbeKey: probeKey.Key, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
-		SubmitKeys: map[string]string{}, AttackKey: attacker.Key, AttackKeys: unlimited}
-	for _, name := range append(slices.Clone(submitKinds), webhookKey) {
-		var k struct {
-			Key string `json:"key"`
-		}
-		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench "+name,
-			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
-			return err
-		}
-		tg.SubmitKeys[name] = k.Key
+	if err := seedHistoryIfRun(ctx, cfg, bin, data, orgID, rep, tg); err != nil {
+		return err
 	}
 
-	if cfg.Revisions > 0 && (cfg.runs("metrics-history") || cfg.runs("metrics-history-window")) {
-		var k struct {
-			ID  int64  `json:"id"`
-			Key string `json:"key"`
-		}
-		if err := cliJSON(ctx, bin, data, &k, "apikey", "create", "--org", orgID, "--name", "bench history",
-			"--scopes", "catalog:read,catalog:submit", "--rate-limit", "0", "--json"); err != nil {
-			return err
-		}
-		logf("seeding %d revisions of one client over %d days, then metrics recount", cfg.Revisions, historyDays)
-		seconds, err := seedHistory(ctx, bin, data, orgID, fmt.Sprint(k.ID), cfg.Revisions)
-		if err != nil {
-			return fmt.Errorf("seed the metrics history: %w", err)
-		}
-		rep.History = &historyResult{Revisions: cfg.Revisions, Days: historyDays, Seconds: round(seconds, 1)}
-		tg.HistoryKey = k.Key
-		logf("seeded in %.1f s", seconds)
-	}
-
-	var env []string
-	if profDir != "" {
-		env = append(env, "ENRICHMENT_PROFILE_DIR="+profDir)
-	}
 	replicaURL := "file://" + filepath.Join(tmp, "replica")
-	if cfg.Replica {
-		env = append(env, replica.URLEnv+"="+replicaURL)
-	}
 	logf("starting serve")
-	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), env)
+	srv, err := startServer(ctx, bin, data, filepath.Join(tmp, "server.log"), serveEnv(cfg, profDir, replicaURL))
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
-	if !cfg.SkipPeer || cfg.Replica {
-		token, err := superuserToken(srv.base, suEmail, suPassword)
-		if err != nil {
-			return err
-		}
-		if !cfg.SkipPeer {
-			tg.SuToken = token
-		}
-		if cfg.Replica {
-			h.replicaToken = token
-		}
-	}
-
-	for _, sc := range scenarios(tg, cfg) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !cfg.runs(sc.Name) {
-			continue
-		}
-		rep.Scenarios = append(rep.Scenarios, h.run(sc, false))
-	}
-	if cfg.runs("webhooks") && ctx.Err() == nil {
-		if rep.Webhooks, err = h.measureWebhooks(tg); err != nil {
-			return fmt.Errorf("webhooks: %w", err)
-		}
-	}
-	if cfg.Soak > 0 && ctx.Err() == nil {
-		logf("soak: the mixed load for %s", cfg.Soak)
-		soak := mixed(tg, cfg, "soak")
-		soak.Duration = cfg.Soak
-		r := h.run(soak, true)
-		rep.Soak = soakOf(r)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := measure(ctx, cfg, srv, tg, profDir, rep); err != nil {
+		return err
 	}
 	rep.Server.PeakRSSMB = mb(srv.peakHWM())
 	srv.stop()
 	rep.Server.Logs = scanLogs(filepath.Join(data, "auxiliary.db"), srv.logPath)
 	if cfg.Replica {
-		logf("restoring the replica into an empty folder")
-		if rep.Replication, err = restoreReplica(ctx, bin, replicaURL, data, tmp); err != nil {
+		if err := restore(ctx, bin, replicaURL, data, tmp, rep); err != nil {
 			return err
 		}
-		r := rep.Replication
-		logf("restore: %d products, %d revisions (%.0f MB) in %.2f s, peak RSS %.0f MB; the same as the server's: %v; replica %.0f MB, Litestream's local state %.0f MB",
-			r.Products, r.Revisions, r.RestoredMB, r.RestoreSeconds, r.RestorePeakMB, r.SameAsServer, r.ReplicaMB, r.LocalStateMB)
 	}
 	if profDir != "" {
 		os.Remove(filepath.Join(profDir, "next"))

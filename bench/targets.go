@@ -217,7 +217,7 @@ func metText(m *bool) string {
 	}
 }
 
-// markdown is the targets table and the scenario table, ready for the README.
+// markdown is the targets table and the scenario table, ready for docs/performance.md.
 func (r *report) markdown() string {
 	var b strings.Builder
 	c := r.Config

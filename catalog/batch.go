@@ -50,89 +50,141 @@ func (im *importer) lookUp() (*batchKeys, error) {
 // place checks product k of the batch against the file so far and the
 // stored products, and finds the stored product it updates (nil: none).
 func (im *importer) place(b *batchKeys, k int) (*store.StoredProduct, error) {
+	byExt, err := im.placeExternalID(b, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := im.placeSKU(b, k); err != nil {
+		return nil, err
+	}
+	if err := im.checkTemplate(k); err != nil {
+		return nil, err
+	}
+	sp, stored, err := im.match(b, k, byExt)
+	if err != nil {
+		return nil, err
+	}
+	if err := im.target(b, k, sp); err != nil {
+		return nil, err
+	}
+	im.noteOtherHolders(b, k, sp, stored)
+	return sp, nil
+}
+
+// placeExternalID refuses product k's externalId when the file already
+// had it, and returns the stored product that has it (nil: none).
+func (im *importer) placeExternalID(b *batchKeys, k int) (*store.StoredProduct, error) {
+	q := &im.batch[k]
+	ext := q.p.ExternalID
+	if ext == "" {
+		return nil, nil
+	}
+	if first, dup := b.exts[ext]; dup {
+		return nil, duplicateExternalID(q.index, q.line, ext, im.batch[first].index)
+	}
+	for _, r := range b.byExt[ext] {
+		if fp, ok := im.seen[r.ID]; ok && fp.hasExternalID {
+			return nil, duplicateExternalID(q.index, q.line, ext, int(fp.index))
+		}
+	}
+	b.exts[ext] = k
+	if rows := b.byExt[ext]; len(rows) > 0 {
+		return rows[0], nil
+	}
+	return nil, nil
+}
+
+// placeSKU checks product k's SKU against the file's products that have
+// it, written before this batch (their rows) or earlier in it: a SKU may
+// be shared, but only by products the upsert can tell apart.
+func (im *importer) placeSKU(b *batchKeys, k int) error {
 	q := &im.batch[k]
 	p, i, line := &q.p, q.index, q.line
-	var byExt *store.StoredProduct
-	if ext := p.ExternalID; ext != "" {
-		if first, dup := b.exts[ext]; dup {
-			return nil, duplicateExternalID(i, line, ext, im.batch[first].index)
-		}
-		for _, r := range b.byExt[ext] {
-			if fp, ok := im.seen[r.ID]; ok && fp.hasExternalID {
-				return nil, duplicateExternalID(i, line, ext, int(fp.index))
-			}
-		}
-		if rows := b.byExt[ext]; len(rows) > 0 {
-			byExt = rows[0]
-		}
-		b.exts[ext] = k
-	}
-
-	// the file's products that have the SKU: written before this batch
-	// (their rows), or earlier in it
-	first, inFile := im.firstHolder(b, p.SKU)
-	if inFile {
-		// a SKU may be shared, but only by products the upsert can tell apart
+	if first, inFile := im.firstHolder(b, p.SKU); inFile {
 		const why = "products may share a SKU only when each has its own externalId"
 		switch {
 		case p.ExternalID == "":
-			return nil, &Error{Path: fieldPath(i, "sku"), Line: line,
+			return &Error{Path: fieldPath(i, "sku"), Line: line,
 				Msg: fmt.Sprintf("duplicate SKU %q (also products[%d], line %d): %s", p.SKU, first.index, first.line, why)}
 		case !first.hasExternalID:
-			return nil, &Error{Path: fieldPath(int(first.index), "sku"), Line: int(first.line),
+			return &Error{Path: fieldPath(int(first.index), "sku"), Line: int(first.line),
 				Msg: fmt.Sprintf("duplicate SKU %q (also products[%d], line %d): %s", p.SKU, i, line, why)}
 		}
 		im.shared[p.SKU] = true
 	}
 	b.skus[p.SKU] = append(b.skus[p.SKU], k)
-	if im.templatesRead && p.AttributeTemplate != "" && im.state.Templates[p.AttributeTemplate] == nil {
-		return nil, &Error{Path: fieldPath(i, "attributeTemplate"), Line: line, Msg: fmt.Sprintf("no template named %q", p.AttributeTemplate)}
-	}
+	return nil
+}
 
-	// match: by externalId, or by SKU when it has none; a product with a new
-	// externalId adopts the stored product of its SKU if that is the only
-	// one and has no externalId yet
-	stored := im.storedHolders(b, p.SKU, false)
-	var sp *store.StoredProduct
+// checkTemplate refuses product k's template when the file's templates
+// have been read and none has its name.
+func (im *importer) checkTemplate(k int) error {
+	q := &im.batch[k]
+	if name := q.p.AttributeTemplate; im.templatesRead && name != "" && im.state.Templates[name] == nil {
+		return &Error{Path: fieldPath(q.index, "attributeTemplate"), Line: q.line, Msg: fmt.Sprintf("no template named %q", name)}
+	}
+	return nil
+}
+
+// match finds the stored product that product k updates: by externalId
+// (byExt), or by SKU when it has none; a product with a new externalId
+// adopts the stored product of its SKU if that is the only one and has no
+// externalId yet. It also returns the stored products with k's SKU.
+func (im *importer) match(b *batchKeys, k int, byExt *store.StoredProduct) (sp *store.StoredProduct, stored []*store.StoredProduct, err error) {
+	q := &im.batch[k]
+	stored = im.storedHolders(b, q.p.SKU, false)
 	switch {
 	case byExt != nil:
 		sp = byExt
-	case p.ExternalID != "":
+	case q.p.ExternalID != "":
 		if len(stored) == 1 && stored[0].ExternalID == "" {
 			sp = stored[0]
 		}
 	case len(stored) == 1:
 		sp = stored[0]
 	case len(stored) > 1:
-		return nil, &Error{Path: fieldPath(i, "externalId"), Line: line,
-			Msg: fmt.Sprintf("required: %d stored products share SKU %q, and only an externalId says which one this is", len(stored), p.SKU)}
+		return nil, nil, &Error{Path: fieldPath(q.index, "externalId"), Line: q.line,
+			Msg: fmt.Sprintf("required: %d stored products share SKU %q, and only an externalId says which one this is", len(stored), q.p.SKU)}
 	}
-	if sp != nil {
-		other, dup := b.targets[sp.ID]
-		if fp, ok := im.seen[sp.ID]; ok {
-			other, dup = int(fp.index), true
-		} else if dup {
-			other = im.batch[other].index
-		}
-		if dup {
-			return nil, &Error{Path: fmt.Sprintf("products[%d]", i), Line: line,
-				Msg: fmt.Sprintf("matches the same stored product (id %d) as products[%d]", sp.ID, other)}
-		}
-		b.targets[sp.ID] = k
-	}
+	return sp, stored, nil
+}
 
-	// the stored products that keep the SKU: shared if both have an
-	// externalId, else refused at the end unless the file updates them
+// target records that product k updates sp, refused when another product
+// of the file updates it already.
+func (im *importer) target(b *batchKeys, k int, sp *store.StoredProduct) error {
+	if sp == nil {
+		return nil
+	}
+	other, dup := b.targets[sp.ID]
+	if fp, ok := im.seen[sp.ID]; ok {
+		other, dup = int(fp.index), true
+	} else if dup {
+		other = im.batch[other].index
+	}
+	if dup {
+		q := &im.batch[k]
+		return &Error{Path: fmt.Sprintf("products[%d]", q.index), Line: q.line,
+			Msg: fmt.Sprintf("matches the same stored product (id %d) as products[%d]", sp.ID, other)}
+	}
+	b.targets[sp.ID] = k
+	return nil
+}
+
+// noteOtherHolders goes through the stored products that keep product k's
+// SKU (all of stored but sp and those the batch updates): shared if both
+// have an externalId, else claimed, and refused at the end unless the file
+// updates them.
+func (im *importer) noteOtherHolders(b *batchKeys, k int, sp *store.StoredProduct, stored []*store.StoredProduct) {
+	q := &im.batch[k]
 	for _, h := range stored {
 		switch _, updated := b.targets[h.ID]; {
 		case h == sp || updated:
-		case p.ExternalID != "" && h.ExternalID != "":
-			im.shared[p.SKU] = true
+		case q.p.ExternalID != "" && h.ExternalID != "":
+			im.shared[q.p.SKU] = true
 		default:
-			im.claims = append(im.claims, skuClaim{index: i, line: line, sku: p.SKU, owner: h.ID})
+			im.claims = append(im.claims, skuClaim{index: q.index, line: q.line, sku: q.p.SKU, owner: h.ID})
 		}
 	}
-	return sp, nil
 }
 
 func duplicateExternalID(i, line int, ext string, first int) error {
@@ -211,132 +263,6 @@ func (im *importer) master(b *batchKeys, k int, ids []int64) (id int64, certain 
 		return stored[0].ID, false, nil
 	}
 	return 0, false, nil
-}
-
-// flush places the queued products, numbers the new ones, links the
-// variants, applies the accepted values on record, and writes the products
-// that differ from what is stored.
-func (im *importer) flush() error {
-	if len(im.batch) == 0 {
-		return nil
-	}
-	b, err := im.lookUp()
-	if err != nil {
-		return err
-	}
-	stored := make([]*store.StoredProduct, len(im.batch))
-	fresh := 0
-	var matched []int64
-	for k := range im.batch {
-		sp, err := im.place(b, k)
-		if err != nil {
-			return err
-		}
-		if stored[k] = sp; sp == nil {
-			fresh++
-		} else {
-			matched = append(matched, sp.ID)
-		}
-	}
-	next := int64(0)
-	if fresh > 0 {
-		if next, err = im.s.ReserveImportIDs("products", fresh); err != nil {
-			return err
-		}
-	}
-	// every product's id first, so that a master anywhere in the batch is known
-	ids := make([]int64, len(im.batch))
-	for k := range im.batch {
-		if sp := stored[k]; sp != nil {
-			ids[k] = sp.ID
-		} else {
-			ids[k], next = next, next+1
-		}
-	}
-	if err := im.claimMasters(b, stored); err != nil {
-		return err
-	}
-
-	var accepted map[int64][]store.AcceptedValue
-	if im.enriched {
-		if accepted, err = im.s.AcceptedValues(im.org, matched); err != nil {
-			return err
-		}
-	}
-	var read []int64 // stored rows to read: to compare, or with accepted values
-	for _, sp := range stored {
-		if sp != nil && (sp.Hash == "" || len(accepted[sp.ID]) > 0) {
-			read = append(read, sp.ID)
-		}
-	}
-	storedRows, err := im.s.ImportStoredRows(im.org, read)
-	if err != nil {
-		return err
-	}
-
-	write := make([]store.ImportProductRow, 0, len(im.batch))
-	var inserted []int64
-	for k := range im.batch {
-		q, sp := &im.batch[k], stored[k]
-		im.row(q, ids[k], sp)
-		var master int64
-		certain := true
-		if q.p.VariantMaster != "" {
-			if master, certain, err = im.master(b, k, ids); err != nil {
-				return err
-			}
-		}
-		q.row.VariantMaster = master
-		if values := accepted[q.row.ID]; len(values) > 0 {
-			if im.keepAccepted(q, storedRows[q.row.ID], values) {
-				im.res.KeptEnriched++
-			}
-		}
-		var linked digest
-		linked, im.buf = linkedDigest(im.buf, q.content, &q.row, q.attrs, q.p.Attributes, q.options)
-		q.row.Hash = importHash(linked, q.row.VariantMaster)
-
-		out := updated
-		switch {
-		case sp == nil:
-			out = created
-			inserted = append(inserted, q.row.ID)
-		case sp.Hash == q.row.Hash:
-			out = unchanged
-		case sp.Hash == "" && storedHash(storedRows[sp.ID]) == q.row.Hash:
-			out = unchanged
-			if err := im.writer.SetHash(sp.ID, q.p.SKU, q.row.Hash); err != nil {
-				return err
-			}
-		}
-		im.count(out)
-		if out != unchanged {
-			q.row.Attributes = q.attributesJSON()
-			write = append(write, q.row)
-		}
-		if !certain {
-			im.links = append(im.links, variantLink{id: q.row.ID, index: q.index, line: q.line, master: q.p.VariantMaster,
-				written: master, linked: linked, outcome: out})
-		}
-		if q.p.AttributeTemplate != "" && !im.templatesRead {
-			im.early = append(im.early, earlyProduct{id: q.row.ID, index: q.index, line: q.line, template: q.p.AttributeTemplate, outcome: out})
-		}
-	}
-	if err := im.writer.Write(write); err != nil {
-		return err
-	}
-	// note: no trigger sees product inserts (store/changes.go); their rows
-	// are read back while still in the page cache
-	if err := im.s.RecordUpserts(im.org, inserted); err != nil {
-		return err
-	}
-	for k := range im.batch {
-		q := &im.batch[k]
-		im.seen[ids[k]] = fileProduct{index: int32(q.index), line: int32(q.line),
-			variant: q.p.VariantMaster != "", hasExternalID: q.p.ExternalID != ""}
-	}
-	im.batch = im.batch[:0]
-	return nil
 }
 
 // claimMasters notes the stored products that the batch makes variants

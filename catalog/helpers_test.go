@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
@@ -20,6 +22,25 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 )
+
+// importClock stamps the tests' imports (mustImport, importFile): each
+// reading is a second after the one before, starting a day ahead of the
+// real time, so every import stamps an update time that no earlier write of
+// the test has (PocketBase stamps a record saved in a test at the real
+// time). Whether an import wrote a row then shows in its update time,
+// without the test sleeping.
+var importClock = struct {
+	sync.Mutex
+	last time.Time
+}{last: time.Now().Add(24 * time.Hour)}
+
+// nextImportTime is the next reading of importClock.
+func nextImportTime() time.Time {
+	importClock.Lock()
+	defer importClock.Unlock()
+	importClock.last = importClock.last.Add(time.Second)
+	return importClock.last
+}
 
 // newApp is an empty app with the service's schema and hooks.
 func newApp(tb testing.TB) *tests.TestApp {
@@ -49,7 +70,7 @@ func importFile(t *testing.T, app core.App, org enrichment.Org, name string) (Re
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Import(app, org, f, Options{})
+	return Import(app, org, f, Options{Now: nextImportTime})
 }
 
 func mustImportFile(t *testing.T, app core.App, org enrichment.Org, name string) Result {

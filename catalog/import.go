@@ -22,6 +22,9 @@ type Options struct {
 	// DeactivateMissing deactivates the organization's active products
 	// that the file does not contain (a full snapshot feed)
 	DeactivateMissing bool
+	// Now is the clock the import reads once for the created and updated
+	// time of everything it writes; time.Now when nil
+	Now func() time.Time
 }
 
 // Result counts what an import did: the templates, options and distinct
@@ -152,7 +155,10 @@ func fieldPath(i int, field string) string {
 	return fmt.Sprintf("products[%d].%s", i, field)
 }
 
-// now is the created/updated time of everything one import writes.
-func now() string {
-	return store.FormatTime(time.Now())
+// stamp is the created/updated time of everything one import writes.
+func (o Options) stamp() string {
+	if o.Now == nil {
+		return store.FormatTime(time.Now())
+	}
+	return store.FormatTime(o.Now())
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -111,7 +110,6 @@ func TestImportUpdatesInsteadOfDuplicating(t *testing.T) {
 	mustImportFile(t, app, org, "good.json")
 	before := products(t, app, org)
 
-	time.Sleep(5 * time.Millisecond) // so that updated could move
 	res := mustImportFile(t, app, org, "good.json")
 	if want := (Result{Templates: 2, Options: 3, Brands: 2, Unchanged: 5}); res != want {
 		t.Fatalf("second import of the same file: %+v, want %+v", res, want)
@@ -123,7 +121,6 @@ func TestImportUpdatesInsteadOfDuplicating(t *testing.T) {
 		}
 	}
 
-	time.Sleep(5 * time.Millisecond)
 	res = mustImportFile(t, app, org, "update.json")
 	if want := (Result{Templates: 1, Options: 1, Brands: 1, Created: 1, Updated: 3}); res != want {
 		t.Fatalf("update import: %+v, want %+v", res, want)

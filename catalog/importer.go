@@ -108,7 +108,7 @@ func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, e
 	if err != nil {
 		return nil, err
 	}
-	stamp := now()
+	stamp := opts.stamp()
 	return &importer{
 		s: s, org: org, now: stamp, opts: opts, state: state, enriched: enriched,
 		writer:      s.NewImportProductWriter(org, stamp),

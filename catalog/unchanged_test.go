@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -19,7 +18,6 @@ func TestReimportWritesNothing(t *testing.T) {
 			org := newOrg(t, app, "Twice")
 			first := mustImportFile(t, app, org, file)
 			snap := snapshot(t, app)
-			time.Sleep(5 * time.Millisecond) // so that an update time could move
 			res := mustImportFile(t, app, org, file)
 			if res.Unchanged != first.Created || res.Created+res.Updated+res.Deactivated != 0 {
 				t.Errorf("second import %+v after %+v", res, first)
@@ -58,7 +56,6 @@ func TestImportComparesRowsWithoutDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved := products(t, app, org)
-	time.Sleep(5 * time.Millisecond)
 	if res := mustImportFile(t, app, org, "good.json"); res.Unchanged != 5 || res.Updated != 0 {
 		t.Errorf("re-import of rows without digest: %+v", res)
 	}
@@ -92,7 +89,6 @@ func TestImportComparesRowsWithoutDigest(t *testing.T) {
 		if p := products(t, app, org)["MUG-1"]; p.ImportHash != "" {
 			t.Errorf("%s changed, the digest stays: %q", column, p.ImportHash)
 		}
-		time.Sleep(5 * time.Millisecond)
 		if res := mustImportFile(t, app, org, "good.json"); res.Updated != 1 || res.Unchanged != 4 {
 			t.Errorf("after a change of %s: %+v", column, res)
 		}
@@ -121,7 +117,6 @@ func TestImportDeactivatesMissing(t *testing.T) {
 	if res := mustImport(t, app, org, part, Options{}); res.Deactivated != 0 {
 		t.Errorf("without --deactivate-missing: %+v", res)
 	}
-	time.Sleep(5 * time.Millisecond)
 	res := mustImport(t, app, org, part, Options{DeactivateMissing: true})
 	if res.Deactivated != 2 || res.Unchanged != 2 {
 		t.Errorf("with --deactivate-missing: %+v", res)
@@ -211,7 +206,6 @@ func TestImportLinksMastersFarAhead(t *testing.T) {
 		t.Fatalf("V: %+v, M: %+v", ps["V"], ps["M"])
 	}
 	snap := snapshot(t, app)
-	time.Sleep(5 * time.Millisecond)
 	if res := mustImport(t, app, org, file, Options{}); res.Unchanged != 2*batchSize+2 {
 		t.Errorf("the same file again: %+v", res)
 	}

@@ -52,7 +52,7 @@ func TestAPIKeyRotate(t *testing.T) {
 	}
 	st := store.New(app)
 	for _, key := range []string{old, got.Key} {
-		c, err := st.ClientByKeyHash(apikey.Hash(key))
+		c, err := st.ClientByKeyHash(apikey.Hash(key), time.Now())
 		if err != nil || c.ID != id || c.RateLimit != 7 || len(c.Scopes) != 2 {
 			t.Errorf("key %s…: %+v %v", key[:8], c, err)
 		}
@@ -64,7 +64,7 @@ func TestAPIKeyRotate(t *testing.T) {
 	if !strings.HasPrefix(plain.stdout, apikey.Prefix) || !strings.Contains(plain.stderr, "no longer works") {
 		t.Errorf("rotate without grace: %q / %q", plain.stdout, plain.stderr)
 	}
-	if _, err := st.ClientByKeyHash(apikey.Hash(got.Key)); err == nil {
+	if _, err := st.ClientByKeyHash(apikey.Hash(got.Key), time.Now()); err == nil {
 		t.Error("the key rotated out without grace still works")
 	}
 

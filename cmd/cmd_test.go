@@ -417,7 +417,7 @@ func TestAPIKeyRevoke(t *testing.T) {
 	if !apiClientRecord(t, app, keepID).GetBool("active") {
 		t.Error("revoking one key deactivated another")
 	}
-	client, err := store.New(app).ClientByKeyHash(apikey.Hash(key))
+	client, err := store.New(app).ClientByKeyHash(apikey.Hash(key), time.Now())
 	if err != nil || client.Active {
 		t.Errorf("ClientByKeyHash after revoke: %+v, %v; want an inactive client", client, err)
 	}

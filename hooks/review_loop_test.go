@@ -97,17 +97,19 @@ func TestReasonsAndComments(t *testing.T) {
 		{name: "reason required: a partial approval without one", url: revPartial, as: reviewerA, before: setOrg("requireReason", true),
 			body: `{"status":"accepted","approvedFields":["slug"]}`, status: 400, content: []string{`"reason":{"code":"validation_reason_required"`}},
 		{name: "reason required: a full approval needs none", url: revPartial, as: reviewerA, before: setOrg("requireReason", true),
-			body: `{"status":"accepted"}`, status: 200},
+			body: `{"status":"accepted"}`, status: 200, content: []string{`"status":"accepted"`, `"reason":""`}},
 		{name: "reason required: a rejection with one", url: revFull, as: "super", before: setOrg("requireReason", true),
-			body: `{"status":"rejected","reason":"duplicate"}`, status: 200},
+			body: `{"status":"rejected","reason":"duplicate"}`, status: 200, content: []string{`"status":"rejected"`, `"reason":"duplicate"`}},
 		{name: "reason required in another organization only", url: revB, as: reviewerB, before: setOrg("requireReason", true),
-			body: `{"status":"rejected"}`, status: 200},
+			body: `{"status":"rejected"}`, status: 200, content: []string{`"id":"` + revB + `"`, `"status":"rejected"`, `"reason":""`}},
 		{name: "a reason cannot be added after the decision", url: revRejected, as: "super", body: `{"reason":"inaccurate"}`, status: 400,
 			content: []string{`"status":{"code":"validation_decision_final"`}},
 		{name: "status as an array is refused", url: revFull, as: reviewerA, body: `{"status":["pending","accepted"]}`, status: 400,
 			content: []string{`"status":{"code":"validation_invalid_status"`},
 			check:   func(t testing.TB, app *tests.TestApp, _ []byte) { pending(t, app, revFull) }},
-		{name: "status as a number is refused", url: revFull, as: "super", body: `{"status":1}`, status: 400},
+		{name: "status as a number is refused", url: revFull, as: "super", body: `{"status":1}`, status: 400,
+			content: []string{`"status":{"code":"validation_invalid_status"`},
+			check:   func(t testing.TB, app *tests.TestApp, _ []byte) { pending(t, app, revFull) }},
 		{name: "a reviewer cannot supersede", url: revFull, as: reviewerA, body: `{"status":"superseded"}`, status: 400,
 			content: []string{`"status":{"code":"validation_service_status"`}},
 		{name: "a reviewer cannot expire", url: revFull, as: "super", body: `{"status":"expired"}`, status: 400,
@@ -133,13 +135,13 @@ func TestExpiryOnDecision(t *testing.T) {
 				}
 			}},
 		{name: "a revision within its time is decided", url: revFull, as: reviewerA, before: age(revFull, 89),
-			body: `{"status":"rejected"}`, status: 200},
+			body: `{"status":"rejected"}`, status: 200, content: []string{`"status":"rejected"`}},
 		{name: "an organization whose proposals never expire", url: revFull, as: reviewerA,
 			before: func(t testing.TB, app *tests.TestApp) {
 				age(revFull, 4000)(t, app)
 				setOrg("proposalTtlDays", 0)(t, app)
 			},
-			body: `{"status":"rejected"}`, status: 200},
+			body: `{"status":"rejected"}`, status: 200, content: []string{`"status":"rejected"`}},
 		{name: "a shorter time to live", url: revFull, as: "super",
 			before: func(t testing.TB, app *tests.TestApp) { age(revFull, 8)(t, app); setOrg("proposalTtlDays", 7)(t, app) },
 			body:   `{"status":"rejected"}`, status: 400,
@@ -229,7 +231,12 @@ func TestHistoryIsKept(t *testing.T) {
 				pending(t, app, revFull)
 			}},
 		{name: "a client without revisions can be deleted", method: http.MethodDelete, url: clientURL(f.A.Clients["read"]),
-			as: "super", status: 204},
+			as: "super", status: 204, noBody: true,
+			check: func(t testing.TB, app *tests.TestApp, _ []byte) {
+				if _, err := app.FindRecordById("api_clients", store.FormatID(f.A.Clients["read"])); err == nil {
+					t.Error("the client is still there")
+				}
+			}},
 		{name: "a revision cannot be deleted", method: http.MethodDelete, url: "/api/collections/revisions/records/" + revRejected,
 			as: "super", status: 400, content: []string{"deleted only with their organization"}},
 		{name: "a product's deletion keeps its revisions", method: http.MethodDelete,

@@ -28,6 +28,24 @@ const touchInterval = 30 * time.Second
 // authenticated client.
 const clientKey = "enrichmentClient"
 
+// clockKey holds, in app.Store(), the clock the key middleware reads: when
+// a key's grace ends, when it was last used, and its rate limit bucket.
+// Unset, it is time.Now; a test sets its own to move time by hand.
+const clockKey = "enrichmentClock"
+
+// clockOf is app's clock.
+func clockOf(app core.App) func() time.Time {
+	if now, ok := app.Store().Get(clockKey).(func() time.Time); ok {
+		return now
+	}
+	return time.Now
+}
+
+// newLimiter is the rate limiter of app's keys, on app's clock.
+func newLimiter(app core.App) *ratelimit.Limiter {
+	return ratelimit.New(func() time.Time { return clockOf(app)() })
+}
+
 // requireAPIKey authenticates the request's key, remembers its client and
 // takes a token from the client's rate limit bucket.
 func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent] {
@@ -42,15 +60,15 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 			if raw == "" {
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}
-			st, keyHash := store.New(e.App), apikey.Hash(raw)
-			client, err := st.ClientByKeyHash(keyHash)
+			st, keyHash, now := store.New(e.App), apikey.Hash(raw), clockOf(e.App)()
+			client, err := st.ClientByKeyHash(keyHash, now)
 			if errors.Is(err, enrichment.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)
 			}
 			if err != nil {
 				return internalError(e, "authenticate api key", err)
 			}
-			if now := time.Now(); now.Sub(client.LastUsedAt) > touchInterval {
+			if now.Sub(client.LastUsedAt) > touchInterval {
 				if err := st.RecordKeyUse(keyHash, client, now); err != nil {
 					// note: a missed lastUsedAt is not worth failing the request
 					e.App.Logger().Warn("enrichment: record key use", "error", err.Error(), "client", client.ID)

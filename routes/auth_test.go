@@ -12,11 +12,12 @@ import (
 	"github.com/pocketbase/pocketbase/tests"
 )
 
-// readRoutes are the catalog:read routes with a valid request each.
-var readRoutes = []struct{ method, url, body string }{
-	{http.MethodGet, "/api/enrichment/attribute-templates", ""},
-	{http.MethodGet, "/api/enrichment/products", ""},
-	{http.MethodPost, "/api/enrichment/products/skus", `{"skus":["SKU-1"]}`},
+// readRoutes are the catalog:read routes with a valid request each, and
+// what only organization A's answer holds and what only B's holds.
+var readRoutes = []struct{ method, url, body, a, b string }{
+	{http.MethodGet, "/api/enrichment/attribute-templates", "", `"name":"Shoes"`, `"name":"Drills"`},
+	{http.MethodGet, "/api/enrichment/products", "", `"name":"Runner"`, `"name":"Beta drill"`},
+	{http.MethodPost, "/api/enrichment/products/skus", `{"skus":["SKU-1"]}`, `"name":"Runner"`, `"name":"Beta drill"`},
 }
 
 func TestKeyMiddleware(t *testing.T) {
@@ -29,13 +30,18 @@ func TestKeyMiddleware(t *testing.T) {
 			c.name, c.key, c.status, c.content = r.method+" "+r.url+": "+name, key, status, content
 			calls = append(calls, c)
 		}
+		// the answer of org's key: its own data, none of the other's
+		own := func(name, key, mine, theirs string) {
+			add(name, key, 200, mine)
+			calls[len(calls)-1].absent = []string{theirs}
+		}
 		add("no key", "", 401, `"status":401`, "X-Api-Client-Key")
 		add("unknown key", "cek_not-a-real-key", 401, `"status":401`, "Invalid or inactive API key.")
 		add("revoked key", f.A.Keys["revoked"], 401, "Invalid or inactive API key.")
 		add("key of the other scope", f.A.Keys["submit"], 403, `"message":"Missing required scope: catalog:read"`, `"status":403`)
-		add("read key", f.A.Keys["read"], 200)
-		add("key with both scopes", f.A.Keys["both"], 200)
-		add("other organization's key", f.B.Keys["read"], 200)
+		own("read key", f.A.Keys["read"], r.a, r.b)
+		own("key with both scopes", f.A.Keys["both"], r.a, r.b)
+		own("other organization's key", f.B.Keys["read"], r.b, r.a)
 	}
 	run(t, f, calls)
 }
@@ -57,11 +63,14 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 	f := fixture.Get(t)
 	run(t, f, []call{
 		{name: "unknown path without key", url: "/api/enrichment/nope", status: 404, content: []string{`"status":404`}},
-		{name: "unknown path with key", url: "/api/enrichment/products/123", key: f.A.Keys["read"], status: 404},
+		{name: "unknown path with key", url: "/api/enrichment/products/123", key: f.A.Keys["read"], status: 404,
+			content: []string{`"status":404`, `"message":"No such endpoint."`}},
 		{name: "GET on the POST-only lookup", url: "/api/enrichment/products/skus", key: f.A.Keys["read"], status: 405,
 			content: []string{`"status":405`, "POST"}},
-		{name: "DELETE on the export", method: http.MethodDelete, url: "/api/enrichment/products", status: 405},
-		{name: "POST on templates", method: http.MethodPost, url: "/api/enrichment/attribute-templates", body: "{}", status: 405},
+		{name: "DELETE on the export", method: http.MethodDelete, url: "/api/enrichment/products", status: 405,
+			content: []string{`"status":405`, `"message":"Method not allowed; use GET."`}},
+		{name: "POST on templates", method: http.MethodPost, url: "/api/enrichment/attribute-templates", body: "{}", status: 405,
+			content: []string{`"status":405`, `"message":"Method not allowed; use GET."`}},
 	})
 }
 
@@ -70,7 +79,8 @@ func TestBodyLimit(t *testing.T) {
 	huge := `{"skus":["` + strings.Repeat("x", 70<<10) + `"]}`
 	run(t, f, []call{
 		{name: "lookup body over 64 KiB", method: http.MethodPost, url: "/api/enrichment/products/skus",
-			key: f.A.Keys["read"], body: huge, status: 413},
+			key: f.A.Keys["read"], body: huge, status: 413,
+			content: []string{`"status":413`, `"message":"Request entity too large."`}},
 	})
 }
 

@@ -246,7 +246,8 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 					t.Errorf("got %s\nwant %s", got, want)
 				}
 			}},
-		{name: "wrong method", method: "POST", url: metricsURL, key: f.A.Keys["both"], status: 405},
+		{name: "wrong method", method: "POST", url: metricsURL, key: f.A.Keys["both"], status: 405,
+			content: []string{`"status":405`, `"message":"Method not allowed; use GET."`}},
 	})
 }
 

@@ -17,6 +17,7 @@ func TestRateLimit(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
+	clock := stopClock(app)
 	h := handler(t, app)
 	limited := f.A.Keys["read"]
 	if _, err := app.DB().Update("api_clients", dbx.Params{"rateLimit": 2},
@@ -53,10 +54,14 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("unknown key: %d %v", code, hdr)
 	}
 
-	// after the wait the key works again
-	time.Sleep(600 * time.Millisecond)
-	if code, _ := get(limited); code != 200 {
-		t.Errorf("after waiting: %d", code)
+	// the bucket refills at 2 per second: 0.4 s is not yet a request, 0.5 s is one
+	clock.advance(400 * time.Millisecond)
+	if code, hdr := get(limited); code != 429 {
+		t.Errorf("after 0.4 s: %d %v", code, hdr)
+	}
+	clock.advance(100 * time.Millisecond)
+	if code, hdr := get(limited); code != 200 || hdr.Get("RateLimit-Remaining") != "0" {
+		t.Errorf("after 0.5 s: %d %v", code, hdr)
 	}
 }
 

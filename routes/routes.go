@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/bodybudget"
-	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -44,7 +43,7 @@ func table() []route {
 
 // Register serves the enrichment API on app.
 func Register(app core.App) {
-	limiter := ratelimit.New(nil)
+	limiter := newLimiter(app)
 	bodies := bodybudget.New(bodyBudget)
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentRoutes",

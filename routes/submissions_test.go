@@ -166,7 +166,7 @@ func TestSubmissionValidation(t *testing.T) {
 		bad("a file not a string", `{"items":[{"sku":"SKU-1","files":["a",2]}]}`, `"items.0.files.1"`),
 		bad("externalSubmissionId not a string", `{"externalSubmissionId":5,"items":[{"sku":"SKU-1","name":"x"}]}`, `"externalSubmissionId"`),
 		{name: "bad dryRun", method: http.MethodPost, url: submitURL + "?dryRun=maybe", key: key, status: 400,
-			body: `{"items":[{"sku":"SKU-1","name":"x"}]}`, content: []string{"Invalid dryRun"}},
+			body: `{"items":[{"sku":"SKU-1","name":"x"}]}`, content: []string{`"data":{}`, `"message":"Invalid dryRun: must be true or false."`}},
 		{name: "1000 items is the maximum", method: http.MethodPost, url: submitURL, key: key, body: items(1000), status: 200,
 			check: func(t testing.TB, app *tests.TestApp, raw []byte) {
 				if got := decode[[]result](t, raw); len(got) != 1000 || got[999].Status != "CREATED" {
@@ -190,7 +190,7 @@ func TestSubmissionAccess(t *testing.T) {
 	}
 	run(t, f, []call{
 		post("no key", "", 401, `"status":401`),
-		post("revoked key", f.A.Keys["revoked"], 401),
+		post("revoked key", f.A.Keys["revoked"], 401, `"message":"Invalid or inactive API key."`),
 		post("read-only key", f.A.Keys["read"], 403, `"message":"Missing required scope: catalog:submit"`),
 		post("key with both scopes", f.A.Keys["both"], 200, `"status":"CREATED"`),
 		// B's key matches B's SKU-1 and B-ONLY; A's key cannot reach B-ONLY
@@ -198,9 +198,11 @@ func TestSubmissionAccess(t *testing.T) {
 			fmt.Sprintf(`{"sku":"SKU-1","productId":%d`, f.A.Products["SKU-1"]), `{"sku":"B-ONLY","productId":null,"revisionId":null,"status":"UNMATCHED"`),
 		post("B's key matches B's products", f.B.Keys["submit"], 200,
 			fmt.Sprintf(`{"sku":"SKU-1","productId":%d`, f.B.Products["SKU-1"]), fmt.Sprintf(`{"sku":"B-ONLY","productId":%d`, f.B.Products["B-ONLY"])),
-		{name: "GET is not allowed", url: submitURL, key: f.A.Keys["submit"], status: 405},
+		{name: "GET is not allowed", url: submitURL, key: f.A.Keys["submit"], status: 405,
+			content: []string{`"status":405`, `"message":"Method not allowed; use POST."`}},
 		{name: "a body over 16 MiB", method: http.MethodPost, url: submitURL, key: f.A.Keys["submit"], status: 413,
-			body: `{"items":[{"sku":"SKU-1","description":"` + strings.Repeat("x", 17<<20) + `"}]}`},
+			content: []string{`"status":413`, `"message":"Request entity too large."`},
+			body:    `{"items":[{"sku":"SKU-1","description":"` + strings.Repeat("x", 17<<20) + `"}]}`},
 	})
 }
 

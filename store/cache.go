@@ -92,16 +92,17 @@ func (c *cache[K, V]) refresh(key K, v V) {
 }
 
 // cached answers key from app's cache of kind while the generation of the
-// organization its value belongs to holds (and before its until, when set);
+// organization its value belongs to holds (and, when it has an until, while
+// now is before it);
 // otherwise load computes it afresh and it is kept. Inside a transaction it
 // always loads: the transaction may hold writes that the cache has not seen.
-func cached[K comparable, V any](s *Store, kind cacheKind[K, V], key K, load func() (loaded[V], error)) (V, error) {
+func cached[K comparable, V any](s *Store, kind cacheKind[K, V], key K, now time.Time, load func() (loaded[V], error)) (V, error) {
 	if s.app.IsTransactional() {
 		l, err := load()
 		return l.value, err
 	}
 	c := kind.of(s.app)
-	if l, ok := c.get(key); ok && (l.until.IsZero() || time.Now().Before(l.until)) {
+	if l, ok := c.get(key); ok && (l.until.IsZero() || now.Before(l.until)) {
 		current, err := s.Generation(l.org)
 		if err != nil {
 			var zero V
@@ -126,7 +127,8 @@ func cachedOf[K comparable, V any](s *Store, kind cacheKind[K, V], org enrichmen
 	if s.app.IsTransactional() {
 		return load()
 	}
-	return cached(s, kind, key, func() (loaded[V], error) {
+	// note: such a value has no until, so the moment does not matter
+	return cached(s, kind, key, time.Time{}, func() (loaded[V], error) {
 		generation, err := s.Generation(org)
 		if err != nil {
 			return loaded[V]{}, err

@@ -52,12 +52,12 @@ var clientsCache = cacheKind[string, enrichment.Client]{name: "enrichmentClients
 // organization, because it is what yields the organization. The client is
 // cached while its organization's generation holds (a key's creation,
 // revocation and rotation move it), and until the grace of a rotated-out key
-// runs out.
-func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
-	return cached(s, clientsCache, keyHash, func() (loaded[enrichment.Client], error) {
-		c, generation, err := s.clientByKeyHashAtGeneration(keyHash)
+// runs out at now.
+func (s *Store) ClientByKeyHash(keyHash string, now time.Time) (enrichment.Client, error) {
+	return cached(s, clientsCache, keyHash, now, func() (loaded[enrichment.Client], error) {
+		c, generation, err := s.clientByKeyHashAtGeneration(keyHash, now)
 		l := loaded[enrichment.Client]{value: c, org: c.Org, generation: generation}
-		if c.PreviousKeyExpiresAt.After(time.Now()) {
+		if c.PreviousKeyExpiresAt.After(now) {
 			l.until = c.PreviousKeyExpiresAt
 		}
 		return l, err
@@ -66,8 +66,9 @@ func (s *Store) ClientByKeyHash(keyHash string) (enrichment.Client, error) {
 
 // clientByKeyHashAtGeneration reads the client of keyHash with the
 // generation of its organization in the same statement (one snapshot), so
-// the client can be cached under it.
-func (s *Store) clientByKeyHashAtGeneration(keyHash string) (enrichment.Client, int64, error) {
+// the client can be cached under it. A rotated-out key counts while its
+// grace runs at now.
+func (s *Store) clientByKeyHashAtGeneration(keyHash string, now time.Time) (enrichment.Client, int64, error) {
 	var row struct {
 		clientRow
 		Generation int64 `db:"generation"`
@@ -82,7 +83,7 @@ func (s *Store) clientByKeyHashAtGeneration(keyHash string) (enrichment.Client, 
 		Where(dbx.Or(
 			dbx.HashExp{"c.keyHash": keyHash},
 			dbx.And(dbx.HashExp{"c.previousKeyHash": keyHash},
-				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
+				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(now)})),
 		)).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, 0, enrichment.NotFound("API client")

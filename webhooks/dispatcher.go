@@ -121,6 +121,18 @@ func schedule(first string) ([]time.Duration, error) {
 	return out, nil
 }
 
+// retryIn is the wait before the retry of a delivery whose attempt failed
+// after attempts earlier ones: the schedule's delay for it, scaled by
+// 0.9 + 0.2*jitter (jitter in [0, 1): ±10%, so that retries of many
+// deliveries spread out); false once the schedule is spent, when the
+// delivery has failed.
+func retryIn(delays []time.Duration, attempts int, jitter float64) (time.Duration, bool) {
+	if attempts < 0 || attempts >= len(delays) {
+		return 0, false
+	}
+	return time.Duration(float64(delays[attempts]) * (0.9 + 0.2*jitter)), true
+}
+
 // Start runs the dispatcher until Stop, and makes it the one Notify wakes.
 func (d *Dispatcher) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -207,11 +219,7 @@ func (d *Dispatcher) attempt(ctx context.Context, dd store.DueDelivery) {
 		return // stopping: the delivery stays pending for the next start
 	}
 	if !outcome.Delivered {
-		if n := dd.Attempts; n < len(d.delays) {
-			// note: about the scheduled delay, ±10%, so retries of many
-			// deliveries spread out
-			outcome.RetryIn = time.Duration(float64(d.delays[n]) * (0.9 + 0.2*rand.Float64()))
-		}
+		outcome.RetryIn, _ = retryIn(d.delays, dd.Attempts, rand.Float64())
 	}
 	if err := d.st.RecordAttempt(dd, time.Now(), outcome); err != nil {
 		d.app.Logger().Error("enrichment: record a webhook attempt", "error", err.Error(), "delivery", dd.ID)
