@@ -43,11 +43,12 @@ func table() []route {
 func Register(app core.App) {
 	limiter := ratelimit.New(nil)
 	bodies := bodybudget.New(bodyBudget)
+	idle := bodyIdle
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
-			se.Router.Bind(serverBodies(bodies), redactKeyInURL())
+			se.Router.Bind(meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
 			for _, r := range routes {
