@@ -142,8 +142,8 @@ func TestWebhookURLGuard(t *testing.T) {
 	key := f.A.Keys["both"]
 	for url, why := range map[string]string{
 		"http://8.8.8.8/hook":           "must be an https URL",
-		"https://127.0.0.1/hook":        "loopback",
-		"https://localhost:8443/hook":   "loopback",
+		"https://127.0.0.1/hook":        "Its address 127.0.0.1 is a loopback address.",
+		"https://localhost:8443/hook":   "Its host localhost resolves to ",
 		"https://[::1]/hook":            "loopback",
 		"https://10.1.2.3/hook":         "private",
 		"https://192.168.1.10/hook":     "private",
@@ -155,6 +155,14 @@ func TestWebhookURLGuard(t *testing.T) {
 		"https://224.0.0.1/hook":        "multicast",
 		"https://0.0.0.0/hook":          "unspecified",
 		"https://[::ffff:127.0.0.1]/x":  "loopback",
+		"https://[64:ff9b::7f00:1]/x":   "a NAT64 address of 127.0.0.1, a loopback address",
+		"https://[2002:a9fe:a9fe::]/x":  "a 6to4 address of 169.254.169.254, a link-local address",
+		"https://[::127.0.0.1]/x":       "IPv4-compatible",
+		"https://[fec0::1]/x":           "site-local",
+		"https://198.18.0.1/x":          "benchmarking",
+		"https://192.0.2.1/x":           "documentation",
+		"https://240.0.0.1/x":           "reserved",
+		"https://255.255.255.255/x":     "broadcast",
 		"https://user:pw@8.8.8.8/hook":  "user name",
 		"https://no-such-host.invalid/": "does not resolve",
 	} {
