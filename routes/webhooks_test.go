@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +282,33 @@ func TestWebhookRecords(t *testing.T) {
 		if res.Code != c.status || !strings.Contains(res.Body.String(), c.has) || (c.hasNot != "" && strings.Contains(res.Body.String(), c.hasNot)) {
 			t.Errorf("%s: %d %s", c.name, res.Code, res.Body)
 		}
+	}
+}
+
+// TestWebhookMessageIDs: each delivery has its own message id, msg_ and
+// 26 characters, shown in the delivery log (and sent as webhook-id).
+func TestWebhookMessageIDs(t *testing.T) {
+	t.Setenv(webhooks.AllowPrivateEnv, "1")
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	both := f.A.Keys["both"]
+	w := subscribe(t, h, both, "http://127.0.0.1:9/ids", "ping")
+	for range 3 {
+		if res := request(h, http.MethodPost, fmt.Sprintf("%s/%d/test", webhooksURL, w.ID), both, ""); res.Code/100 != 2 {
+			t.Fatalf("ping: %d %s", res.Code, res.Body)
+		}
+	}
+	shape := regexp.MustCompile(`^msg_[0-9A-Z]{26}$`)
+	seen := map[string]bool{}
+	for _, d := range deliveries(t, h, both, w.ID) {
+		if !shape.MatchString(d.MessageID) || seen[d.MessageID] {
+			t.Errorf("delivery %d: message id %q", d.ID, d.MessageID)
+		}
+		seen[d.MessageID] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("%d distinct message ids, want 3", len(seen))
 	}
 }
