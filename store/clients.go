@@ -74,6 +74,8 @@ func (s *Store) ClientByKeyHashAtGeneration(keyHash string) (enrichment.Client, 
 			dbx.HashExp{"c.keyHash": keyHash},
 			dbx.And(dbx.HashExp{"c.previousKeyHash": keyHash},
 				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(time.Now())})),
+			dbx.NewExp("c.id = (SELECT r.client FROM "+schema.RetiredKeysTable+" r WHERE r.keyHash = {:hash} AND r.expiresAt > {:now})",
+				dbx.Params{"hash": keyHash, "now": FormatTime(time.Now())}),
 		)).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, 0, ErrNotFound
@@ -211,8 +213,20 @@ func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
 }
 
 // RotateKey gives an active API client a new key. The old key keeps working
-// until now+grace (not at all when grace is 0), so callers can switch over.
+// until now+grace (not at all when grace is 0), so callers can switch over;
+// a key rotated out earlier keeps its own grace period.
 func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
+	var out enrichment.Client
+	err := s.Transaction(func(tx *Store) error {
+		var err error
+		out, err = tx.rotateKey(id, keyHash, keyPrefix, grace)
+		return err
+	})
+	return out, err
+}
+
+// rotateKey is RotateKey in the caller's transaction.
+func (s *Store) rotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
 	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, ErrNotFound
@@ -222,6 +236,9 @@ func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Durati
 	}
 	if !rec.GetBool("active") {
 		return enrichment.Client{}, fmt.Errorf("api client %d is revoked; create a new key instead", id)
+	}
+	if err := s.retirePreviousKey(rec, time.Now()); err != nil {
+		return enrichment.Client{}, err
 	}
 	rec.Set("previousKeyHash", "")
 	rec.Set("previousKeyExpiresAt", "")
@@ -237,6 +254,26 @@ func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Durati
 	return enrichment.Client{ID: id, Org: enrichment.Org(rec.GetString("organization")), Name: rec.GetString("name"),
 		KeyPrefix: keyPrefix, Scopes: rec.GetStringSlice("scopes"), Active: true, RateLimit: rec.GetInt("rateLimit"),
 		PreviousKeyExpiresAt: rec.GetDateTime("previousKeyExpiresAt").Time()}, nil
+}
+
+// retirePreviousKey keeps the client's previous key, while its grace lasts,
+// among the retired keys, and forgets the retired keys whose grace is over.
+func (s *Store) retirePreviousKey(rec *core.Record, now time.Time) error {
+	stamp := FormatTime(now)
+	if _, err := s.db().Delete(schema.RetiredKeysTable, dbx.NewExp("expiresAt <= {:now}", dbx.Params{"now": stamp})).
+		Execute(); err != nil {
+		return fmt.Errorf("forget expired retired keys: %w", err)
+	}
+	hash, until := rec.GetString("previousKeyHash"), rec.GetDateTime("previousKeyExpiresAt")
+	if hash == "" || FormatTime(until.Time()) <= stamp {
+		return nil
+	}
+	_, err := s.db().NewQuery(`INSERT OR REPLACE INTO {{` + schema.RetiredKeysTable + `}} ([[keyHash]], [[client]], [[expiresAt]])
+		VALUES ({:hash}, {:client}, {:until})`).Bind(dbx.Params{"hash": hash, "client": rec.Id, "until": FormatTime(until.Time())}).Execute()
+	if err != nil {
+		return fmt.Errorf("retire the previous key of api client %s: %w", rec.Id, err)
+	}
+	return nil
 }
 
 func (s *Store) newRecord(collection string) (*core.Record, error) {
