@@ -41,6 +41,7 @@ type config struct {
 	CPUProfile  string        `json:"cpuProfile,omitempty"`
 	Revisions   int           `json:"revisions"`
 	Replica     bool          `json:"replica,omitempty"`
+	Live        bool          `json:"live,omitempty"`
 	// for the report
 	DurationText string `json:"duration"`
 	SoakText     string `json:"soak"`
@@ -61,6 +62,7 @@ func main() {
 	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
 	flag.BoolVar(&cfg.Replica, "replica", false, "serve replicates data.db to a folder beside it (Litestream): each scenario records the replication lag, and the end times a restore")
+	flag.BoolVar(&cfg.Live, "live", false, "a superuser subscribes to every revision through PocketBase's realtime API for the whole run, as the reviewers' page does")
 	flag.Parse()
 	if *render != "" {
 		if err := rerender(*render); err != nil {
@@ -218,7 +220,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		unlimited = append(unlimited, k.Key)
 	}
 	const suEmail, suPassword = "bench@example.com", "bench-superuser-password"
-	if !cfg.SkipPeer || cfg.Replica {
+	if !cfg.SkipPeer || cfg.Replica || cfg.Live {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
 			return err
 		}
@@ -274,7 +276,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	defer srv.stop()
 	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
-	if !cfg.SkipPeer || cfg.Replica {
+	if !cfg.SkipPeer || cfg.Replica || cfg.Live {
 		token, err := superuserToken(srv.base, suEmail, suPassword)
 		if err != nil {
 			return err
@@ -284,6 +286,13 @@ func run(ctx context.Context, cfg config) (err error) {
 		}
 		if cfg.Replica {
 			h.replicaToken = token
+		}
+		if cfg.Live {
+			live, err := subscribeLive(ctx, srv.base, token)
+			if err != nil {
+				return err
+			}
+			defer func() { logf("live: the realtime subscriber read %d revision messages", live.Load()) }()
 		}
 	}
 
