@@ -55,6 +55,10 @@ const (
 // reads it (tests shorten it).
 var bodyIdle = 10 * time.Second
 
+// bodyReadTimeout is how long a body may take in all, however steadily it
+// trickles in: PocketBase's read timeout, which the idle deadline replaces.
+const bodyReadTimeout = 5 * time.Minute
+
 // bodyBudgetID names both budget middlewares: the route's replaces the
 // server's.
 const bodyBudgetID = "enrichmentBodyBudget"
@@ -151,7 +155,8 @@ func meterBodies(b *bodybudget.Budget, idle time.Duration) *hook.Handler[*core.R
 			if copied, ok := e.Request.Body.(*router.RereadableReadCloser); ok {
 				body = &copied.ReadCloser
 			}
-			*body = &idleBody{ReadCloser: *body, conn: http.NewResponseController(e.Response), idle: idle}
+			*body = &idleBody{ReadCloser: *body, conn: http.NewResponseController(e.Response), idle: idle,
+				end: time.Now().Add(bodyReadTimeout)}
 			if e.HasSuperuserAuth() || !anonymous(e) {
 				return e.Next()
 			}
@@ -169,25 +174,38 @@ func meterBodies(b *bodybudget.Budget, idle time.Duration) *hook.Handler[*core.R
 	}
 }
 
-// idleBody is a request body cut off when the client sends nothing for idle:
-// each read has idle to return, through the connection's read deadline.
+// idleBody is a request body cut off when the client sends nothing for idle,
+// or has not sent it all by end: each read must return within idle (and
+// before end), through the connection's read deadline.
 type idleBody struct {
 	io.ReadCloser
-	conn *http.ResponseController
-	idle time.Duration
+	conn   *http.ResponseController
+	idle   time.Duration
+	end    time.Time
+	lifted bool
 }
 
-// Read reads with the deadline set, and lifts it as soon as the read returns.
-// note: lifted at once because, at the body's end, net/http starts a
-// background read of the connection that would otherwise fail at the
-// deadline and cancel the request's context while it is being handled.
+// Read reads with the deadline set; once the body is over it lifts it.
+// note: lifted because, at the body's end, net/http starts a background read
+// of the connection that would otherwise fail at the deadline and cancel
+// the request's context while it is being handled.
 func (b *idleBody) Read(p []byte) (int, error) {
+	if b.lifted {
+		return b.ReadCloser.Read(p)
+	}
+	deadline := time.Now().Add(b.idle)
+	if deadline.After(b.end) {
+		deadline = b.end
+	}
 	// note: a writer that cannot set deadlines (a test recorder) reads without
-	_ = b.conn.SetReadDeadline(time.Now().Add(b.idle))
+	_ = b.conn.SetReadDeadline(deadline)
 	n, err := b.ReadCloser.Read(p)
-	_ = b.conn.SetReadDeadline(time.Time{})
+	if err != nil {
+		b.lifted = true
+		_ = b.conn.SetReadDeadline(time.Time{})
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		err = fmt.Errorf("the request body sent nothing for %s: %w", b.idle, err)
+		err = fmt.Errorf("the request body sent nothing for %s, or not all of it in %s: %w", b.idle, bodyReadTimeout, err)
 	}
 	return n, err
 }
