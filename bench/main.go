@@ -39,6 +39,7 @@ type config struct {
 	CPUProfile  string        `json:"cpuProfile,omitempty"`
 	Revisions   int           `json:"revisions"`
 	Replica     bool          `json:"replica,omitempty"`
+	Live        bool          `json:"live,omitempty"`
 	// for the report
 	DurationText string `json:"duration"`
 	SoakText     string `json:"soak"`
@@ -59,6 +60,7 @@ func main() {
 	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
 	flag.BoolVar(&cfg.Replica, "replica", false, "serve replicates data.db to a folder beside it (Litestream): each scenario records the replication lag, and the end times a restore")
+	flag.BoolVar(&cfg.Live, "live", false, "a superuser subscribes to every revision through PocketBase's realtime API for the whole run, as the reviewers' page does")
 	flag.Parse()
 	if *render != "" {
 		if err := rerender(*render); err != nil {

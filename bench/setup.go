@@ -125,7 +125,7 @@ func createTarget(ctx context.Context, cfg config, bin, data, orgID string) (*ta
 		}
 		attackers = append(attackers, k)
 	}
-	if !cfg.SkipPeer || cfg.Replica {
+	if !cfg.SkipPeer || cfg.Replica || cfg.Live {
 		if _, err := runCLI(ctx, bin, data, cliTimeout, "superuser", "upsert", suEmail, suPassword); err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func serveEnv(cfg config, profDir, replicaURL string) []string {
 // and the soak when asked, into rep.
 func measure(ctx context.Context, cfg config, srv *server, tg *target, profDir string, rep *report) error {
 	h := &harness{ctx: ctx, srv: srv, cfg: cfg, profDir: profDir}
-	if !cfg.SkipPeer || cfg.Replica {
+	if !cfg.SkipPeer || cfg.Replica || cfg.Live {
 		token, err := superuserToken(srv.base, suEmail, suPassword)
 		if err != nil {
 			return err
@@ -191,6 +191,13 @@ func measure(ctx context.Context, cfg config, srv *server, tg *target, profDir s
 		}
 		if cfg.Replica {
 			h.replicaToken = token
+		}
+		if cfg.Live {
+			live, err := subscribeLive(ctx, srv.base, token)
+			if err != nil {
+				return err
+			}
+			defer func() { logf("live: the realtime subscriber read %d revision messages", live.Load()) }()
 		}
 	}
 	for _, sc := range scenarios(tg, cfg) {

@@ -34,6 +34,7 @@ type Budget struct {
 	capacity, share int64
 
 	mu       sync.Mutex
+	shares   map[string]int64 // holders whose share is not the default half
 	used     int64
 	byHolder map[string]int64
 	freed    chan struct{} // closed, and replaced, whenever bytes are given back
@@ -45,8 +46,25 @@ type Budget struct {
 
 // New returns a budget of capacity bytes.
 func New(capacity int64) *Budget {
-	return &Budget{capacity: capacity, share: capacity / 2, byHolder: map[string]int64{},
+	return &Budget{capacity: capacity, share: capacity / 2, byHolder: map[string]int64{}, shares: map[string]int64{},
 		freed: make(chan struct{}), returnMemory: debug.FreeOSMemory}
+}
+
+// SetShare sets the most that holder may take at once, instead of half of
+// the budget: a smaller share for a group of callers that should never
+// hold much of it.
+func (b *Budget) SetShare(holder string, n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.shares[holder] = min(max(n, 0), b.capacity)
+}
+
+// shareOf is holder's share; b.mu is held.
+func (b *Budget) shareOf(holder string) int64 {
+	if n, ok := b.shares[holder]; ok {
+		return n
+	}
+	return b.share
 }
 
 // Capacity is the budget's size in bytes.
@@ -57,12 +75,15 @@ func (b *Budget) Capacity() int64 { return b.capacity }
 // larger than a holder's share takes the whole share. It returns ErrBusy,
 // or ctx's error, when no room was found.
 func (b *Budget) Take(ctx context.Context, holder string, n int64, wait time.Duration) (release func(), err error) {
-	n = min(max(n, 0), b.share)
+	b.mu.Lock()
+	share := b.shareOf(holder)
+	b.mu.Unlock()
+	n = min(max(n, 0), share)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		b.mu.Lock()
-		if b.used+n <= b.capacity && b.byHolder[holder]+n <= b.share {
+		if b.used+n <= b.capacity && b.byHolder[holder]+n <= share {
 			b.used += n
 			b.byHolder[holder] += n
 			b.taken += n

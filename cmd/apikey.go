@@ -87,7 +87,8 @@ func apikeyRotate(app core.App) *cobra.Command {
 		Short: "Issue a new key for an API client; the old one keeps working for the grace period",
 		Long: "Issue a new key for an API client and print it (shown this once only). The client keeps its\n" +
 			"id, scopes, rate limit and history; the old key keeps working until the grace period\n" +
-			"(default 24h; 0 ends it at once) is over, so the vendor can switch without downtime.",
+			"(default 24h; 0 ends it at once) is over, so the vendor can switch without downtime.\n" +
+			"A key rotated out earlier keeps its own grace period: rotating twice ends neither.",
 		Args:         cobra.ExactArgs(1),
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {

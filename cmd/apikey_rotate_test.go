@@ -74,3 +74,49 @@ func TestAPIKeyRotate(t *testing.T) {
 	mustRunCmd(t, apikeyCommand, app, "revoke", store.FormatID(id))
 	wantCmdErr(t, runCmd(apikeyCommand, app, "rotate", store.FormatID(id)), "revoked")
 }
+
+// TestAPIKeyRotateKeepsEachGrace: rotating twice within a grace period
+// leaves every rotated-out key working until its own grace ends; a key
+// rotated out without grace stops at once, and an old key stops once its
+// grace is over.
+func TestAPIKeyRotateKeepsEachGrace(t *testing.T) {
+	app := fixture.Empty(t)
+	org := orgViaCLI(t, app, "Acme")
+	id, k0 := keyViaCLI(t, app, "--org", org)
+	rotate := func(grace string) string {
+		t.Helper()
+		var got struct{ Key string }
+		r := mustRunCmd(t, apikeyCommand, app, "rotate", store.FormatID(id), "--grace", grace, "--json")
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Key == "" {
+			t.Fatalf("rotate printed %q: %v", r.stdout, err)
+		}
+		return got.Key
+	}
+	st := store.New(app)
+	at := time.Now() // the moment the keys are checked at
+	works := func(what, key string, want bool) {
+		t.Helper()
+		c, err := st.ClientByKeyHash(apikey.Hash(key), at)
+		if got := err == nil && c.ID == id; got != want {
+			t.Errorf("%s: works %v, want %v (%v)", what, got, want, err)
+		}
+	}
+	k1 := rotate("1h")
+	k2 := rotate("2h")
+	works("the first key, within its own grace", k0, true)
+	works("the second key", k1, true)
+	works("the current key", k2, true)
+	k3 := rotate("0")
+	works("the third key, rotated out without grace", k2, false)
+	works("the first key after a rotation without grace", k0, true)
+	works("the second key after a rotation without grace", k1, true)
+	works("the current key", k3, true)
+
+	// the first key's grace ends an hour on, the second's an hour later
+	at = time.Now().Add(time.Hour + time.Minute)
+	works("the first key once its grace is over", k0, false)
+	works("the second key", k1, true)
+	at = time.Now().Add(2*time.Hour + time.Minute)
+	works("the second key once its grace is over", k1, false)
+	works("the current key", k3, true)
+}

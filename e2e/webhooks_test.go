@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,6 +199,9 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 	got := r.wait(t, 3, 20*time.Second)
 	t.Logf("first attempt %s after the decision; retries after %s and %s", got[0].at.Sub(decidedAt).Round(time.Millisecond),
 		got[1].at.Sub(got[0].at).Round(time.Millisecond), got[2].at.Sub(got[1].at).Round(time.Millisecond))
+	if id := got[0].header.Get("webhook-id"); !regexp.MustCompile(`^msg_[0-9A-Za-z]{26,}$`).MatchString(id) {
+		t.Errorf("webhook-id %q, want msg_ and at least 26 characters", id)
+	}
 	for i, g := range got {
 		verifySignature(t, secret, g)
 		if g.header.Get("webhook-id") != got[0].header.Get("webhook-id") || !bytes.Equal(g.body, got[0].body) {
@@ -224,7 +228,7 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 		}
 	}
 	if len(ds) != 1 || ds[0]["status"] != "delivered" || ds[0]["attempts"] != 3.0 || ds[0]["lastStatusCode"] != 200.0 ||
-		ds[0]["revisionId"] != float64(rev) || ds[0]["deliveredAt"] == nil || fmt.Sprint(ds[0]["id"]) != got[0].header.Get("webhook-id") {
+		ds[0]["revisionId"] != float64(rev) || ds[0]["deliveredAt"] == nil || ds[0]["messageId"] != got[0].header.Get("webhook-id") {
 		t.Errorf("delivery log %v", ds)
 	}
 	time.Sleep(600 * time.Millisecond)

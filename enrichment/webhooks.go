@@ -50,6 +50,7 @@ type CreatedWebhook struct {
 // Delivery is one event sent, or to be sent, to a subscription.
 type Delivery struct {
 	ID             int64   `json:"id"`
+	MessageID      string  `json:"messageId"` // the webhook-id header of every attempt
 	Event          string  `json:"event"`
 	RevisionID     *int64  `json:"revisionId"` // nil for ping
 	Status         string  `json:"status"`

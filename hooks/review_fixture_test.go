@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"encoding/json/v2"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -182,6 +183,7 @@ type call struct {
 	url     string // a bare revision id means its records API URL
 	as      string // see token
 	body    string
+	headers map[string]string                      // beside the token's Authorization
 	before  func(t testing.TB, app *tests.TestApp) // after seeding, before the request
 	status  int
 	content []string
@@ -223,8 +225,12 @@ func run(t *testing.T, calls []call) {
 		s.TestAppFactory = func(tb testing.TB) *tests.TestApp {
 			app := f.NewApp(tb)
 			seedReview(tb, app, f)
+			s.Headers = maps.Clone(c.headers)
 			if tok := token(tb, app, c.as); tok != "" {
-				s.Headers = map[string]string{"Authorization": tok}
+				if s.Headers == nil {
+					s.Headers = map[string]string{}
+				}
+				s.Headers["Authorization"] = tok
 			}
 			return app
 		}

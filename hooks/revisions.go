@@ -1,11 +1,12 @@
 package hooks
 
 import (
-	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func registerRevisions(app core.App) {
 	app.OnRecordUpdateRequest(schema.Revisions).Bind(&hook.Handler[*core.RecordRequestEvent]{
 		Id: "enrichmentReviewDecider",
 		Func: func(e *core.RecordRequestEvent) error {
-			if err := singleStatus(e); err != nil {
+			if err := singleStrings(e); err != nil {
 				return err
 			}
 			// note: the body is already loaded into e.Record; this overwrites
@@ -114,39 +115,77 @@ func registerRevisions(app core.App) {
 	})
 }
 
-// singleStatus refuses a decision whose status is anything but one string.
-// note: PocketBase has already normalized the body when this runs (an
-// array's last element becomes the status), so the raw body is read again
-// (PocketBase keeps it re-readable): JSON, whose member names PocketBase
-// matches without case, or form values.
-func singleStatus(e *core.RecordRequestEvent) error {
-	refuse := router.NewBadRequestError("A decision's status must be one string: accepted or rejected.",
-		validation.Errors{"status": validation.NewError("validation_invalid_status", "Must be a single string.")})
-	if form := e.Request.Form; form != nil {
-		for name, values := range form {
-			if strings.EqualFold(name, "status") && len(values) > 1 {
-				return refuse
-			}
-		}
-		return nil
-	}
-	if !strings.HasPrefix(e.Request.Header.Get("Content-Type"), "application/json") {
-		return nil
-	}
-	raw, err := io.ReadAll(e.Request.Body)
+// singleStringFields are the decision's fields that hold one string. Each
+// must be sent as one plain string: not a list (PocketBase would keep its
+// last element), not a number, not null, and not through the field+, +field
+// or field- modifiers. A field named here need not exist yet.
+var singleStringFields = []string{"status", "reason", "audit"}
+
+// singleStrings refuses a decision that sends a field of singleStringFields
+// as anything but one string, naming each such field.
+func singleStrings(e *core.RecordRequestEvent) error {
+	body, err := submittedBody(e.Request)
 	if err != nil {
-		return err
+		return fmt.Errorf("read the decision of revision %s: %w", e.Record.Id, err)
 	}
-	var members map[string]jsontext.Value
-	if json.Unmarshal(raw, &members) != nil {
-		return nil // PocketBase has refused what it could not read
-	}
-	for name, v := range members {
-		if strings.EqualFold(name, "status") && v.Kind() != '"' {
-			return refuse
+	errs := validation.Errors{}
+	for key, value := range body {
+		name, modified := fieldOfKey(key)
+		i := slices.IndexFunc(singleStringFields, func(f string) bool { return strings.EqualFold(f, name) })
+		if i < 0 {
+			continue
 		}
+		if _, ok := value.(string); ok && !modified {
+			continue
+		}
+		field := singleStringFields[i]
+		errs[field] = validation.NewError("validation_invalid_"+field, "Must be a single string.")
 	}
-	return nil
+	if len(errs) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(errs))
+	return router.NewBadRequestError(fmt.Sprintf("A decision's %s must be one string each, sent without + or - modifiers.",
+		strings.Join(names, " and ")), errs)
+}
+
+// submittedBody is the request's body as sent, decoded the way PocketBase
+// decodes it for the records API: JSON, or form values (URL-encoded or
+// multipart, with a multipart @jsonPayload merged in).
+// note: by the time the update request hook runs, PocketBase has replaced
+// e.RequestInfo().Body with the normalized values (a list's last element,
+// the modifiers applied), so the body is decoded again: a parsed form is
+// kept on the request, and a JSON body stays re-readable.
+func submittedBody(r *http.Request) (map[string]any, error) {
+	body := map[string]any{}
+	if r.Form != nil {
+		err := router.UnmarshalRequestData(r.Form, &body, "", "")
+		return body, err
+	}
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		return body, nil // PocketBase reads nothing else
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil || len(raw) == 0 {
+		return body, err
+	}
+	if json.Unmarshal(raw, &body) != nil {
+		return map[string]any{}, nil // PocketBase has refused what it could not read
+	}
+	return body, nil
+}
+
+// fieldOfKey names the field a body key sets and tells whether the key
+// carries one of PocketBase's modifiers (+field, field+, field-).
+func fieldOfKey(key string) (name string, modified bool) {
+	name, modified = strings.CutPrefix(key, "+")
+	if n, ok := strings.CutSuffix(name, "+"); ok {
+		return n, true
+	}
+	if n, ok := strings.CutSuffix(name, "-"); ok {
+		return n, true
+	}
+	return name, modified
 }
 
 // organizationExists reports whether an organization record is stored; in

@@ -5,6 +5,7 @@ import (
 	"encoding/json/v2"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -32,33 +33,61 @@ func TestKeysNotInRequestLogs(t *testing.T) {
 	type probe struct {
 		name, method, path, key, body string
 		status                        int
-		query                         string // more of the query string, raw
+		query                         string            // more of the query string, raw
+		headers                       map[string]string // more headers
 	}
+	encoded := "%63" + valid[1:]                                                 // %63ek_...
+	twice := "%2563" + strings.Replace(unknown[1:], "_", "%255F", 1)             // %2563ek%255F...
+	encodedAll := "%63%65%6B%5F" + strings.TrimPrefix(revoked, "cek_")           // every prefix byte encoded
+	path := func(key string) string { return "/api/enrichment/products/" + key } // a 404, logged with its path
 	probes := []probe{
-		{"valid key, templates", http.MethodGet, "/api/enrichment/attribute-templates", valid, "", 200, ""},
-		{"valid key, export", http.MethodGet, exportURL, valid, "", 200, ""},
-		{"valid key, lookup", http.MethodPost, lookupURL, valid, `{"skus":["SKU-1"]}`, 200, ""},
-		{"valid key, submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","name":"Logged"}]}`, 200, ""},
-		{"valid key, bad submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","confidence":500}]}`, 400, ""},
-		{"valid key, unknown path", http.MethodGet, "/api/enrichment/nope", valid, "", 404, ""},
-		{"unknown key", http.MethodGet, exportURL, unknown, "", 401, ""},
-		{"revoked key", http.MethodGet, exportURL, revoked, "", 401, ""},
-		{"revoked key, submission", http.MethodPost, submitURL, revoked, `{"items":[{"sku":"SKU-1","name":"x"}]}`, 401, ""},
-		{"valid key with junk", http.MethodGet, exportURL, valid + "junk", "", 401, ""},
-		{"read-only key, submission", http.MethodPost, submitURL, f.A.Keys["read"], `{"items":[{"sku":"SKU-1","name":"x"}]}`, 403, ""},
-		{"key in the query string", http.MethodGet, exportURL, "", "", 401, routes.KeyHeader + "=" + valid},
+		{"valid key, templates", http.MethodGet, "/api/enrichment/attribute-templates", valid, "", 200, "", nil},
+		{"valid key, export", http.MethodGet, exportURL, valid, "", 200, "", nil},
+		{"valid key, lookup", http.MethodPost, lookupURL, valid, `{"skus":["SKU-1"]}`, 200, "", nil},
+		{"valid key, submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","name":"Logged"}]}`, 200, "", nil},
+		{"valid key, bad submission", http.MethodPost, submitURL, valid, `{"items":[{"sku":"SKU-1","confidence":500}]}`, 400, "", nil},
+		{"valid key, unknown path", http.MethodGet, "/api/enrichment/nope", valid, "", 404, "", nil},
+		{"unknown key", http.MethodGet, exportURL, unknown, "", 401, "", nil},
+		{"revoked key", http.MethodGet, exportURL, revoked, "", 401, "", nil},
+		{"revoked key, submission", http.MethodPost, submitURL, revoked, `{"items":[{"sku":"SKU-1","name":"x"}]}`, 401, "", nil},
+		{"valid key with junk", http.MethodGet, exportURL, valid + "junk", "", 401, "", nil},
+		{"read-only key, submission", http.MethodPost, submitURL, f.A.Keys["read"], `{"items":[{"sku":"SKU-1","name":"x"}]}`, 403, "", nil},
+		{"key in the query string", http.MethodGet, exportURL, "", "", 401, routes.KeyHeader + "=" + valid, nil},
 		{"key in the query, its underscore encoded", http.MethodGet, exportURL, "", "", 401,
-			"apiKey=" + strings.Replace(revoked, "_", "%5F", 1) + "&page=1"},
-		{"valid key, and again in the query", http.MethodGet, exportURL, valid, "", 200, "key=" + valid},
+			"apiKey=" + strings.Replace(revoked, "_", "%5F", 1) + "&page=1", nil},
+		{"valid key, and again in the query", http.MethodGet, exportURL, valid, "", 200, "key=" + valid, nil},
 		{"key in the query of PocketBase's records API", http.MethodGet, "/api/collections/products/records", "", "", 200,
-			"key=" + unknown},
+			"key=" + unknown, nil},
+		{"key in the query, percent-encoded", http.MethodGet, exportURL, "", "", 401, "k=" + encoded, nil},
+		{"key in the query, encoded twice", http.MethodGet, exportURL, "", "", 401, "k=" + twice, nil},
+		{"key as a query parameter's name", http.MethodGet, exportURL, valid, "", 200, encodedAll + "=1", nil},
+		{"key in the path", http.MethodGet, path(valid), valid, "", 404, "", nil},
+		{"key in the path, percent-encoded", http.MethodGet, path(encoded), valid, "", 404, "", nil},
+		{"key in the path of PocketBase's records API", http.MethodGet, "/api/collections/" + encodedAll + "/records", "", "", 404, "", nil},
+		{"key in the Referer", http.MethodGet, exportURL, valid, "", 200, "",
+			map[string]string{"Referer": "https://vendor.example/run?key=" + valid}},
+		{"key in the Referer, percent-encoded", http.MethodGet, exportURL, valid, "", 200, "",
+			map[string]string{"Referer": "https://vendor.example/run?key=" + twice}},
+		{"key in the User-Agent", http.MethodGet, exportURL, valid, "", 200, "",
+			map[string]string{"User-Agent": "vendor-sync/1.0 (" + revoked + ")"}},
+		{"key in the User-Agent, percent-encoded", http.MethodGet, "/api/health", "", "", 200, "",
+			map[string]string{"User-Agent": "vendor-sync/1.0 " + encoded}},
 	}
 	for i, p := range probes {
 		url := fmt.Sprintf("%s?logProbe=p%dq", p.path, i)
 		if p.query != "" {
 			url += "&" + p.query
 		}
-		if res := request(h, p.method, url, p.key, p.body); res.Code != p.status {
+		req := httptest.NewRequest(p.method, url, strings.NewReader(p.body))
+		req.Header.Set("Content-Type", "application/json")
+		if p.key != "" {
+			req.Header.Set(routes.KeyHeader, p.key)
+		}
+		for name, v := range p.headers {
+			req.Header.Set(name, v)
+		}
+		res := httptest.NewRecorder()
+		if h.ServeHTTP(res, req); res.Code != p.status {
 			t.Errorf("%s: status %d, want %d: %s", p.name, res.Code, p.status, res.Body)
 		}
 	}

@@ -3,6 +3,7 @@ package routes
 import (
 	"encoding/json/v2"
 	"net/http"
+	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
@@ -18,6 +19,11 @@ type openapiOperation struct {
 	Responses   map[string]any         `json:"responses"`
 	RequestBody map[string]any         `json:"requestBody"`
 }
+
+// scopeSchemes names the security scheme of each API key scope: an apiKey
+// scheme has no scopes of its own (only OAuth2 and OpenID Connect do, and
+// linters hold a requirement to that), so each scope is a scheme.
+var scopeSchemes = map[string]string{"catalog:read": "catalogRead", "catalog:submit": "catalogSubmit"}
 
 // TestOpenAPIMatchesRouteTable checks that the embedded document describes
 // exactly the served routes: every route of table() with its method, scope
@@ -69,10 +75,10 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 			}
 		case r.Scope == "" && len(*op.Security) != 0:
 			t.Errorf("%s: needs no key but documents security %v", key, *op.Security)
-		case r.Scope != "" && !slices.EqualFunc(*op.Security, []map[string][]string{{"apiKey": {r.Scope}}}, func(a, b map[string][]string) bool {
+		case r.Scope != "" && !slices.EqualFunc(*op.Security, []map[string][]string{{scopeSchemes[r.Scope]: {}}}, func(a, b map[string][]string) bool {
 			return reflect.DeepEqual(a, b)
 		}):
-			t.Errorf("%s: security %v, want apiKey with scope %s", key, *op.Security, r.Scope)
+			t.Errorf("%s: security %v, want the scheme of scope %s (%s) without scopes", key, *op.Security, r.Scope, scopeSchemes[r.Scope])
 		}
 		if !slices.ContainsFunc([]string{"200", "201", "202", "204"}, func(code string) bool { _, ok := op.Responses[code]; return ok }) {
 			t.Errorf("%s: no success response documented", key)
@@ -107,4 +113,77 @@ func TestOpenAPIMatchesRouteTable(t *testing.T) {
 func openapiHandlerName(h any) string {
 	name := runtime.FuncForPC(reflect.ValueOf(h).Pointer()).Name()
 	return name[strings.LastIndex(name, ".")+1:]
+}
+
+// TestOpenAPILinted holds the document to what OpenAPI linters (Spectral's
+// oas rules, Redocly's recommended set) check beyond the schema: an info
+// license and contact; security requirements that name a defined scheme and
+// list scopes only for OAuth2 and OpenID Connect schemes; and a dryRun
+// parameter whose schema takes exactly what the server takes.
+func TestOpenAPILinted(t *testing.T) {
+	var doc struct {
+		Info struct {
+			License *struct {
+				Name string `json:"name"`
+			} `json:"license"`
+			Contact *map[string]any `json:"contact"`
+		} `json:"info"`
+		Security   []map[string][]string                  `json:"security"`
+		Paths      map[string]map[string]openapiOperation `json:"paths"`
+		Components struct {
+			SecuritySchemes map[string]struct {
+				Type string `json:"type"`
+			} `json:"securitySchemes"`
+			Parameters map[string]struct {
+				Schema struct {
+					Type []string `json:"type"`
+					Enum []string `json:"enum"`
+				} `json:"schema"`
+			} `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openapiJSON, &doc); err != nil {
+		t.Fatalf("openapi.json does not parse: %v", err)
+	}
+	if doc.Info.License == nil || doc.Info.License.Name == "" {
+		t.Error("info.license has no name")
+	}
+	if doc.Info.Contact == nil {
+		t.Error("no info.contact")
+	}
+	check := func(at string, reqs []map[string][]string) {
+		for _, req := range reqs {
+			for name, scopes := range req {
+				scheme, ok := doc.Components.SecuritySchemes[name]
+				switch {
+				case !ok:
+					t.Errorf("%s: security scheme %q is not defined", at, name)
+				case len(scopes) > 0 && scheme.Type != "oauth2" && scheme.Type != "openIdConnect":
+					t.Errorf("%s: scopes %v on the %s scheme %q", at, scopes, scheme.Type, name)
+				}
+			}
+		}
+	}
+	check("the document", doc.Security)
+	for path, item := range doc.Paths {
+		for method, op := range item {
+			if op.Security != nil {
+				check(strings.ToUpper(method)+" "+path, *op.Security)
+			}
+		}
+	}
+	dry := doc.Components.Parameters["dryRun"].Schema
+	if !slices.Equal(dry.Type, []string{"string"}) || len(dry.Enum) == 0 {
+		t.Fatalf("dryRun schema %+v, want a string enum", dry)
+	}
+	for _, v := range append(dry.Enum, "TRUE", " 1 ") {
+		if _, err := queryBool(url.Values{"dryRun": {v}}, "dryRun"); err != nil {
+			t.Errorf("dryRun=%q, documented, is refused: %v", v, err)
+		}
+	}
+	for _, v := range []string{"yes", "2", "on"} {
+		if _, err := queryBool(url.Values{"dryRun": {v}}, "dryRun"); err == nil {
+			t.Errorf("dryRun=%q, not documented, is taken", v)
+		}
+	}
 }

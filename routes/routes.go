@@ -45,11 +45,12 @@ func table() []route {
 func Register(app core.App) {
 	limiter := newLimiter(app)
 	bodies := bodybudget.New(bodyBudget)
+	idle := bodyIdle
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
-			se.Router.Bind(compressAnswers(), serverBodies(bodies), redactKeyInURL())
+			se.Router.Bind(compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
 			for _, r := range routes {
@@ -60,11 +61,11 @@ func Register(app core.App) {
 				if r.Reviewer {
 					// note: outside the key's group; PocketBase's token auth
 					se.Router.Route(r.Method, Prefix+r.Path, r.Handler).
-						Bind(apis.RequireAuth(schema.Reviewers, core.CollectionNameSuperusers), apis.BodyLimit(limit))
+						Bind(apis.RequireAuth(schema.Reviewers, core.CollectionNameSuperusers), jsonBody(), apis.BodyLimit(limit))
 					continue
 				}
 				g.Route(r.Method, r.Path, r.Handler).
-					Bind(requireScope(r.Scope), apis.BodyLimit(limit), apiBodies(bodies, limit))
+					Bind(requireScope(r.Scope), jsonBody(), apis.BodyLimit(limit), apiBodies(bodies, limit))
 			}
 			// note: no key needed to learn that a path or method does not exist;
 			// one pattern per method, as an any-method pattern would conflict

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,8 +143,8 @@ func TestWebhookURLGuard(t *testing.T) {
 	key := f.A.Keys["both"]
 	for url, why := range map[string]string{
 		"http://8.8.8.8/hook":           "must be an https URL",
-		"https://127.0.0.1/hook":        "loopback",
-		"https://localhost:8443/hook":   "loopback",
+		"https://127.0.0.1/hook":        "Its address 127.0.0.1 is a loopback address.",
+		"https://localhost:8443/hook":   "Its host localhost resolves to ",
 		"https://[::1]/hook":            "loopback",
 		"https://10.1.2.3/hook":         "private",
 		"https://192.168.1.10/hook":     "private",
@@ -155,6 +156,14 @@ func TestWebhookURLGuard(t *testing.T) {
 		"https://224.0.0.1/hook":        "multicast",
 		"https://0.0.0.0/hook":          "unspecified",
 		"https://[::ffff:127.0.0.1]/x":  "loopback",
+		"https://[64:ff9b::7f00:1]/x":   "a NAT64 address of 127.0.0.1, a loopback address",
+		"https://[2002:a9fe:a9fe::]/x":  "a 6to4 address of 169.254.169.254, a link-local address",
+		"https://[::127.0.0.1]/x":       "IPv4-compatible",
+		"https://[fec0::1]/x":           "site-local",
+		"https://198.18.0.1/x":          "benchmarking",
+		"https://192.0.2.1/x":           "documentation",
+		"https://240.0.0.1/x":           "reserved",
+		"https://255.255.255.255/x":     "broadcast",
 		"https://user:pw@8.8.8.8/hook":  "user name",
 		"https://no-such-host.invalid/": "does not resolve",
 	} {
@@ -273,5 +282,33 @@ func TestWebhookRecords(t *testing.T) {
 		if res.Code != c.status || !strings.Contains(res.Body.String(), c.has) || (c.hasNot != "" && strings.Contains(res.Body.String(), c.hasNot)) {
 			t.Errorf("%s: %d %s", c.name, res.Code, res.Body)
 		}
+	}
+}
+
+// TestWebhookMessageIDs: each delivery has its own message id, msg_ and
+// 26 characters, shown in the delivery log (and sent as webhook-id).
+func TestWebhookMessageIDs(t *testing.T) {
+	t.Setenv(webhooks.AllowPrivateEnv, "1")
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	both := f.A.Keys["both"]
+	w := subscribe(t, h, both, "http://127.0.0.1:9/ids", "ping")
+	for range 3 {
+		if res := request(h, http.MethodPost, fmt.Sprintf("%s/%d/test", webhooksURL, w.ID), both, ""); res.Code/100 != 2 {
+			t.Fatalf("ping: %d %s", res.Code, res.Body)
+		}
+	}
+	shape := regexp.MustCompile(`^msg_[0-9A-Z]{26}$`)
+	seen := map[string]bool{}
+	for _, d := range deliveries(t, h, both, w.ID) {
+		if !shape.MatchString(d.MessageID) || seen[d.MessageID] {
+			t.Errorf("delivery %d: message id %q", d.ID, d.MessageID)
+		}
+		seen[d.MessageID] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("%d distinct message ids, want 3", len(seen))
 	}
 }

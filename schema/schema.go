@@ -33,6 +33,10 @@ const (
 	// every change which can stale a cached answer of that organization (see
 	// GenerationTriggers).
 	GenerationsTable = "_enrichment_generations"
+	// RetiredKeysTable keeps the hashes of rotated-out API keys still in
+	// their own grace period, other than the client's latest one (which is
+	// previousKeyHash).
+	RetiredKeysTable = "_enrichment_retired_keys"
 	// ChangesTable is the change feed: one row per change of a product in
 	// or out of its organization's export, in commit order (see
 	// ChangeTriggers).

@@ -55,43 +55,45 @@ var clientsCache = cacheKind[string, enrichment.Client]{name: "enrichmentClients
 // runs out at now.
 func (s *Store) ClientByKeyHash(keyHash string, now time.Time) (enrichment.Client, error) {
 	return cached(s, clientsCache, keyHash, now, func() (loaded[enrichment.Client], error) {
-		c, generation, err := s.clientByKeyHashAtGeneration(keyHash, now)
-		l := loaded[enrichment.Client]{value: c, org: c.Org, generation: generation}
-		if c.PreviousKeyExpiresAt.After(now) {
-			l.until = c.PreviousKeyExpiresAt
-		}
-		return l, err
+		c, generation, keyEnds, err := s.clientByKeyHashAtGeneration(keyHash, now)
+		return loaded[enrichment.Client]{value: c, org: c.Org, generation: generation, until: keyEnds}, err
 	})
 }
 
 // clientByKeyHashAtGeneration reads the client of keyHash with the
 // generation of its organization in the same statement (one snapshot), so
-// the client can be cached under it. A rotated-out key counts while its
-// grace runs at now.
-func (s *Store) clientByKeyHashAtGeneration(keyHash string, now time.Time) (enrichment.Client, int64, error) {
+// the client can be cached under it, and when the key stops working: the
+// end of its grace for a rotated-out key, zero for a current one. A
+// rotated-out key counts while its grace runs at now.
+func (s *Store) clientByKeyHashAtGeneration(keyHash string, now time.Time) (c enrichment.Client, generation int64, keyEnds time.Time, err error) {
 	var row struct {
 		clientRow
-		Generation int64 `db:"generation"`
+		Generation int64          `db:"generation"`
+		KeyEnds    types.DateTime `db:"keyEnds"`
 	}
 	columns := make([]string, 0, len(clientColumns)+1)
 	for _, c := range clientColumns {
 		columns = append(columns, "c."+c)
 	}
-	err := s.db().Select(append(columns, "COALESCE(g.generation, 0) AS generation")...).
+	keyEndsSQL := `CASE WHEN c.keyHash = {:hash} THEN '' WHEN c.previousKeyHash = {:hash} THEN c.previousKeyExpiresAt
+		ELSE (SELECT r.expiresAt FROM ` + schema.RetiredKeysTable + ` r WHERE r.keyHash = {:hash}) END AS keyEnds`
+	err = s.db().Select(append(columns, "COALESCE(g.generation, 0) AS generation", keyEndsSQL)...).
 		From(schema.APIClients+" c").
 		LeftJoin(schema.GenerationsTable+" g", dbx.NewExp("g.organization = c.organization")).
 		Where(dbx.Or(
 			dbx.HashExp{"c.keyHash": keyHash},
 			dbx.And(dbx.HashExp{"c.previousKeyHash": keyHash},
 				dbx.NewExp("c.previousKeyExpiresAt > {:now}", dbx.Params{"now": FormatTime(now)})),
-		)).Limit(1).One(&row)
+			dbx.NewExp("c.id = (SELECT r.client FROM "+schema.RetiredKeysTable+" r WHERE r.keyHash = {:hash} AND r.expiresAt > {:now})",
+				dbx.Params{"hash": keyHash, "now": FormatTime(now)}),
+		)).AndBind(dbx.Params{"hash": keyHash}).Limit(1).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, 0, enrichment.NotFound("API client")
+		return enrichment.Client{}, 0, time.Time{}, enrichment.NotFound("API client")
 	}
 	if err != nil {
-		return enrichment.Client{}, 0, fmt.Errorf("find api client by key: %w", err)
+		return enrichment.Client{}, 0, time.Time{}, fmt.Errorf("find api client by key: %w", err)
 	}
-	return row.client(), row.Generation, nil
+	return row.client(), row.Generation, row.KeyEnds.Time(), nil
 }
 
 // TouchClient records that a client's key was used at now. It writes the
@@ -232,8 +234,20 @@ func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
 }
 
 // RotateKey gives an active API client a new key. The old key keeps working
-// until now+grace (not at all when grace is 0), so callers can switch over.
+// until now+grace (not at all when grace is 0), so callers can switch over;
+// a key rotated out earlier keeps its own grace period.
 func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
+	var out enrichment.Client
+	err := s.Transaction(func(tx *Store) error {
+		var err error
+		out, err = tx.rotateKey(id, keyHash, keyPrefix, grace)
+		return err
+	})
+	return out, err
+}
+
+// rotateKey is RotateKey in the caller's transaction.
+func (s *Store) rotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
 	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, enrichment.NotFound("API client")
@@ -243,6 +257,9 @@ func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Durati
 	}
 	if !rec.GetBool("active") {
 		return enrichment.Client{}, fmt.Errorf("api client %d is revoked; create a new key instead", id)
+	}
+	if err := s.retirePreviousKey(rec, time.Now()); err != nil {
+		return enrichment.Client{}, err
 	}
 	rec.Set("previousKeyHash", "")
 	rec.Set("previousKeyExpiresAt", "")
@@ -258,6 +275,26 @@ func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Durati
 	return enrichment.Client{ID: id, Org: enrichment.Org(rec.GetString("organization")), Name: rec.GetString("name"),
 		KeyPrefix: keyPrefix, Scopes: rec.GetStringSlice("scopes"), Active: true, RateLimit: rec.GetInt("rateLimit"),
 		PreviousKeyExpiresAt: rec.GetDateTime("previousKeyExpiresAt").Time()}, nil
+}
+
+// retirePreviousKey keeps the client's previous key, while its grace lasts,
+// among the retired keys, and forgets the retired keys whose grace is over.
+func (s *Store) retirePreviousKey(rec *core.Record, now time.Time) error {
+	stamp := FormatTime(now)
+	if _, err := s.db().Delete(schema.RetiredKeysTable, dbx.NewExp("expiresAt <= {:now}", dbx.Params{"now": stamp})).
+		Execute(); err != nil {
+		return fmt.Errorf("forget expired retired keys: %w", err)
+	}
+	hash, until := rec.GetString("previousKeyHash"), rec.GetDateTime("previousKeyExpiresAt")
+	if hash == "" || FormatTime(until.Time()) <= stamp {
+		return nil
+	}
+	_, err := s.db().NewQuery(`INSERT OR REPLACE INTO {{` + schema.RetiredKeysTable + `}} ([[keyHash]], [[client]], [[expiresAt]])
+		VALUES ({:hash}, {:client}, {:until})`).Bind(dbx.Params{"hash": hash, "client": rec.Id, "until": FormatTime(until.Time())}).Execute()
+	if err != nil {
+		return fmt.Errorf("retire the previous key of api client %s: %w", rec.Id, err)
+	}
+	return nil
 }
 
 func (s *Store) newRecord(collection string) (*core.Record, error) {

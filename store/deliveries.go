@@ -24,6 +24,7 @@ const FailingDeactivation = 3 * 24 * time.Hour
 // DueDelivery is a delivery ready for an attempt, with what sending needs.
 type DueDelivery struct {
 	ID, Webhook  int64
+	MessageID    string // the webhook-id of every attempt
 	Org          enrichment.Org
 	URL          string
 	SealedSecret string
@@ -45,7 +46,7 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 		Where(dbx.HashExp{"active": true}).OrderBy("CAST(id AS INTEGER)").All(&hooks); err != nil {
 		return nil, fmt.Errorf("list active webhooks: %w", err)
 	}
-	q := s.db().NewQuery(`SELECT [[id]], [[payload]], [[attempts]] FROM {{` + schema.WebhookDeliveries + `}}
+	q := s.db().NewQuery(`SELECT [[id]], [[messageId]], [[payload]], [[attempts]] FROM {{` + schema.WebhookDeliveries + `}}
 		INDEXED BY ` + schema.IdxWebhookDeliveriesDue + `
 		WHERE [[webhook]] = {:webhook} AND [[status]] = 'pending' AND [[nextAttemptAt]] <= {:now}
 		ORDER BY [[nextAttemptAt]], CAST([[id]] AS INTEGER) LIMIT 1`).Prepare()
@@ -59,6 +60,7 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 		}
 		var row struct {
 			ID       string        `db:"id"`
+			Message  string        `db:"messageId"`
 			Payload  types.JSONRaw `db:"payload"`
 			Attempts int           `db:"attempts"`
 		}
@@ -69,7 +71,7 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 		if err != nil {
 			return nil, fmt.Errorf("find the due delivery of webhook %d: %w", id, err)
 		}
-		out = append(out, DueDelivery{ID: storedID(row.ID), Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
+		out = append(out, DueDelivery{ID: storedID(row.ID), MessageID: row.Message, Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
 			SealedSecret: h.Secret, Payload: row.Payload, Attempts: row.Attempts})
 	}
 	return out, nil

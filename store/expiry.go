@@ -99,5 +99,8 @@ func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time)
 		}
 		return tx.queueRevisionEvents(org, enrichment.EventRevisionExpired, expired)
 	})
+	if err == nil {
+		s.announceRevisions(nil, expired)
+	}
 	return len(expired), err
 }

@@ -90,9 +90,11 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	if err != nil {
 		return nil, err
 	}
+	var changed []int64 // older revisions the batch superseded, wholly or in part
 	err = s.Transaction(func(tx *Store) error {
 		if len(rows) > 0 {
-			if err := tx.insertRevisions(org, client, rows, results, opts.ExternalID); err != nil {
+			var err error
+			if changed, err = tx.insertRevisions(org, client, rows, results, opts.ExternalID); err != nil {
 				return err
 			}
 		}
@@ -104,6 +106,13 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	if err != nil {
 		return nil, err
 	}
+	var stored []int64
+	for _, r := range results {
+		if r.RevisionID != nil {
+			stored = append(stored, *r.RevisionID)
+		}
+	}
+	s.announceRevisions(stored, changed)
 	return results, nil
 }
 
@@ -160,10 +169,10 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 // insertRevisions numbers and inserts rows, noting each id in its result,
 // and supersedes what they replace of client's pending proposals.
 func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
-	results []enrichment.SubmissionResult, external string) error {
+	results []enrichment.SubmissionResult, external string) (changed []int64, err error) {
 	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	created := make([]*enrichment.ProposalState, len(rows))
 	products := make([]string, len(rows))
@@ -173,7 +182,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	}
 	older, err := s.pendingProposals(org, client, unique(products))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	enrichment.Supersede(older, created)
 
@@ -185,7 +194,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		c := created[n]
 		superseded, err := json.Marshal(c.Superseded)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		by, closed := "", ""
 		if c.Status == enrichment.StatusSuperseded {
@@ -198,12 +207,12 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 			"by": by, "closed": closed, "now": stamp,
 		}).Execute()
 		if err != nil {
-			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
+			return nil, fmt.Errorf("insert revision for item %d: %w", r.item, err)
 		}
 		results[r.item].RevisionID = &c.ID
 	}
 	if err := s.writeSuperseded(older, stamp); err != nil {
-		return err
+		return nil, err
 	}
 	// the metric counters and the events of what this batch stored and closed
 	who := FormatID(client)
@@ -216,6 +225,9 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		if o.Status == enrichment.StatusSuperseded {
 			deltas.move(who, o.Created, now, o.Status, "", "")
 		}
+		if o.Changed {
+			changed = append(changed, o.ID)
+		}
 	}
 	for _, p := range slices.Concat(older, created) {
 		if p.Status == enrichment.StatusSuperseded {
@@ -223,9 +235,9 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		}
 	}
 	if err := s.writeMetricDeltas(org, deltas); err != nil {
-		return err
+		return nil, err
 	}
-	return s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
+	return changed, s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
 }
 
 // baseSnapshot is enrichment.Fields as a revision's base stores it: the

@@ -133,13 +133,14 @@ type deliveryRow struct {
 	NextAttempt types.DateTime `db:"nextAttemptAt"`
 	Created     types.DateTime `db:"created"`
 	Delivered   types.DateTime `db:"deliveredAt"`
+	MessageID   string         `db:"messageId"`
 }
 
 var deliveryColumns = []string{"id", "event", "revision", "status", "attempts", "lastStatusCode", "lastError",
-	"nextAttemptAt", "created", "deliveredAt"}
+	"nextAttemptAt", "created", "deliveredAt", "messageId"}
 
 func (r deliveryRow) delivery() enrichment.Delivery {
-	d := enrichment.Delivery{ID: storedID(r.ID), Event: r.Event, Status: r.Status, Attempts: r.Attempts,
+	d := enrichment.Delivery{ID: storedID(r.ID), MessageID: r.MessageID, Event: r.Event, Status: r.Status, Attempts: r.Attempts,
 		LastError: nullIfEmpty(r.LastError), CreatedAt: apiTime(r.Created), DeliveredAt: optionalTime(r.Delivered)}
 	if r.Revision != "" {
 		id := storedID(r.Revision)
@@ -226,8 +227,9 @@ func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now ti
 	stamp := FormatTime(now)
 	q := s.db().NewQuery(`INSERT INTO {{` + schema.WebhookDeliveries + `}} ([[id]], [[organization]], [[webhook]], [[event]],
 		[[revision]], [[payload]], [[status]], [[attempts]], [[lastStatusCode]], [[lastError]], [[nextAttemptAt]],
-		[[deliveredAt]], [[created]], [[updated]])
-		VALUES ({:id}, {:org}, {:webhook}, {:event}, {:revision}, {:payload}, 'pending', 0, 0, '', {:now}, '', {:now}, {:now})`).Prepare()
+		[[deliveredAt]], [[created]], [[updated]], [[messageId]])
+		VALUES ({:id}, {:org}, {:webhook}, {:event}, {:revision}, {:payload}, 'pending', 0, 0, '', {:now}, '', {:now}, {:now},
+		{:message})`).Prepare()
 	defer q.Close()
 	ids := make([]int64, len(ds))
 	for i, d := range ds {
@@ -241,7 +243,8 @@ func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now ti
 		}
 		ids[i] = first + int64(i)
 		_, err = q.Bind(dbx.Params{"id": FormatID(ids[i]), "org": string(org), "webhook": FormatID(d.webhook),
-			"event": d.event, "revision": revision, "payload": string(payload), "now": stamp}).Execute()
+			"event": d.event, "revision": revision, "payload": string(payload), "now": stamp,
+			"message": NewMessageID(now)}).Execute()
 		if err != nil {
 			return nil, fmt.Errorf("queue a %s delivery to webhook %d: %w", d.event, d.webhook, err)
 		}

@@ -240,7 +240,7 @@ func (d *Dispatcher) send(ctx context.Context, dd store.DueDelivery, at time.Tim
 	if err != nil {
 		return store.DeliveryOutcome{Error: "the signing secret is malformed"}
 	}
-	id := strconv.FormatInt(dd.ID, 10)
+	id := dd.MessageID
 	signature, err := signer.Sign(id, at, dd.Payload)
 	if err != nil {
 		return store.DeliveryOutcome{Error: "signing failed: " + err.Error()}

@@ -25,28 +25,45 @@ func allowPrivate() bool {
 	return os.Getenv(AllowPrivateEnv) == "1"
 }
 
-// sharedAddressSpace (RFC 6598, carrier-grade NAT) is not public either.
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
-
-// publicAddress reports why ip may not be dialled, or nil.
+// publicAddress reports why ip may not be dialled, or nil: ip must be a
+// global unicast address, outside every range of IANA's special-purpose
+// address registries that is not globally reachable (see special.go). An
+// IPv4 address embedded in an IPv6 one (IPv4-mapped, NAT64 64:ff9b::/96,
+// 6to4 2002::/16) is decoded and checked as well.
 func publicAddress(ip netip.Addr) error {
-	ip = ip.Unmap()
-	switch {
-	case ip.IsLoopback():
-		return fmt.Errorf("%s is a loopback address", ip)
-	case ip.IsPrivate(), sharedAddressSpace.Contains(ip):
-		return fmt.Errorf("%s is a private address", ip)
-	case ip.IsMulticast():
-		return fmt.Errorf("%s is a multicast address", ip)
-	case ip.IsLinkLocalUnicast():
-		return fmt.Errorf("%s is a link-local address", ip)
-	case ip.IsUnspecified(), !ip.IsValid():
-		return fmt.Errorf("%s is an unspecified address", ip)
-	case ip.Is4() && ip.As4()[0] == 0:
-		return fmt.Errorf("%s is in 0.0.0.0/8", ip)
+	if !ip.IsValid() {
+		return &refusal{ip: ip, what: "not an address"}
+	}
+	ip = ip.WithZone("").Unmap()
+	if embedded, how, ok := embeddedIPv4(ip); ok {
+		if err := publicAddress(embedded); err != nil {
+			inner := err.(*refusal)
+			return &refusal{ip: ip, what: how + " of " + inner.ip.String() + ", " + inner.what}
+		}
+		return nil
+	}
+	for _, r := range specialRanges {
+		if r.prefix.Contains(ip) && !globalException(ip) {
+			return &refusal{ip: ip, what: r.what}
+		}
+	}
+	if ip.Is6() && !globalUnicast6.Contains(ip) {
+		return &refusal{ip: ip, what: "outside the IPv6 global unicast space (2000::/3)"}
 	}
 	return nil
 }
+
+// refusal says why an address may not be dialled.
+type refusal struct {
+	ip   netip.Addr
+	what string // "a loopback address"
+}
+
+// Error reads "127.0.0.1 is a loopback address".
+func (r *refusal) Error() string { return r.String() }
+
+// String is the same as Error.
+func (r *refusal) String() string { return r.ip.String() + " is " + r.what }
 
 // CheckURL checks a subscription URL as it is registered: parseable,
 // absolute, https, and resolving to public addresses only. The error says
@@ -72,9 +89,18 @@ func CheckURL(ctx context.Context, raw string) error {
 	if err != nil || len(addrs) == 0 {
 		return fmt.Errorf("its host %s does not resolve", u.Hostname())
 	}
+	literal := net.ParseIP(u.Hostname()) != nil
 	for _, a := range addrs {
-		if err := publicAddress(a); err != nil {
-			return fmt.Errorf("its host %s resolves to %w", u.Hostname(), err)
+		err := publicAddress(a)
+		var r *refusal
+		switch {
+		case err == nil:
+		case errors.As(err, &r) && literal:
+			return fmt.Errorf("its address %s", r)
+		case errors.As(err, &r):
+			return fmt.Errorf("its host %s resolves to %s, which is %s", u.Hostname(), r.ip, r.what)
+		default:
+			return err
 		}
 	}
 	return nil

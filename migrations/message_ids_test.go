@@ -1,0 +1,67 @@
+package migrations_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
+)
+
+// TestWebhookMessageIDsMigrated: deliveries made before message ids existed
+// get one each when the server starts (msg_ and 32 random hexadecimal
+// characters, all different), and new deliveries get msg_ and 26
+// time-ordered characters.
+func TestWebhookMessageIDsMigrated(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	st := store.New(app)
+	client := f.A.Clients["submit"]
+	w, err := st.CreateWebhook(f.A.Org, client, "https://hooks.example/x", []string{"ping"}, "sealed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := st.QueuePing(f.A.Org, client, w.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() []string {
+		var out []string
+		if err := app.DB().Select("messageId").From(schema.WebhookDeliveries).OrderBy("CAST(id AS INTEGER)").Column(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	checkIDs := func(what string, shape *regexp.Regexp) {
+		t.Helper()
+		got, seen := ids(), map[string]bool{}
+		for _, id := range got {
+			if !shape.MatchString(id) || seen[id] {
+				t.Errorf("%s: message ids %q", what, got)
+				return
+			}
+			seen[id] = true
+		}
+		if len(got) != 5 {
+			t.Errorf("%s: %d deliveries", what, len(got))
+		}
+	}
+	checkIDs("new deliveries", regexp.MustCompile(`^msg_[0-9A-Z]{26}$`))
+
+	// as an earlier release left them: no message id
+	if _, err := app.DB().Update(schema.WebhookDeliveries, dbx.Params{"messageId": ""}, nil).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB().Delete("_migrations", dbx.HashExp{"file": "1795274010_webhook_message_ids.go"}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.RunAllMigrations(); err != nil {
+		t.Fatal(fmt.Errorf("run the migrations again: %w", err))
+	}
+	checkIDs("deliveries of an earlier release", regexp.MustCompile(`^msg_[0-9A-F]{32}$`))
+}
