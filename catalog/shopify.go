@@ -131,6 +131,9 @@ func csvError(err error, rec []string, width int) error {
 	case errors.Is(pe.Err, csv.ErrQuote), errors.Is(pe.Err, csv.ErrBareQuote):
 		msg += ` (a cell that holds a quote, comma or line break is quoted, and its quotes doubled: "a ""b"" c")`
 	}
+	if pe.StartLine != pe.Line {
+		msg += fmt.Sprintf("; the row starts on line %d", pe.StartLine)
+	}
 	return &Error{Line: pe.Line, Column: pe.Column, Msg: msg}
 }
 

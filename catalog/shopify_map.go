@@ -202,6 +202,7 @@ func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, 
 		}
 	}
 	var master string
+	seen := make(map[string]int, len(variants))
 	for i, v := range variants {
 		p := base
 		opts := c.options(v.cells, names)
@@ -216,6 +217,11 @@ func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, 
 			}
 			p.ExternalID = handle + "/" + strings.Join(values, "/")
 		}
+		if first, dup := seen[p.ExternalID]; dup {
+			return nil, nil, &Error{Path: colSKU, Line: v.line, Msg: fmt.Sprintf(
+				"a second variant %q of handle %q (also line %d): each variant needs its own SKU or option values", p.ExternalID, handle, first)}
+		}
+		seen[p.ExternalID] = v.line
 		p.SKU = cmpOr(sku, p.ExternalID)
 		p.GTIN = cell(v.cells, c.barcode)
 		p.Images = withImage(images, cell(v.cells, c.variantImage))

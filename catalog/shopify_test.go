@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +120,21 @@ func TestShopifyImportSingleProduct(t *testing.T) {
 		mug.Attributes != `[]` || mug.Categories != `["Mugs"]` || mug.VariantAttributes.Valid ||
 		mug.Images != `["https://cdn.example/mug.jpg","https://cdn.example/mug-2.jpg"]` {
 		t.Errorf("mug %+v", mug)
+	}
+}
+
+func TestShopifyImportProgress(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Progress")
+	data, err := os.ReadFile(filepath.Join("testdata", "shopify_export.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := Import(app, org, bytes.NewReader(data), Options{Format: FormatShopifyCSV, Progress: &out, Size: int64(len(data))}); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "100%") || !strings.Contains(got, "5 products (5 created") {
+		t.Errorf("progress output %q", got)
 	}
 }
