@@ -83,7 +83,7 @@ func TestShopifyImportKeepsAcceptedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.KeptEnriched != 1 || res.Unchanged != 5 || res.Updated != 0 {
+	if res.KeptEnriched != 1 || res.Unchanged != 6 || res.Updated != 0 {
 		t.Fatalf("re-import after an acceptance: %+v", res)
 	}
 	blue := byExternalID(t, app, org)["classic-tee/TEE-S-BLUE"]
@@ -118,7 +118,7 @@ func TestShopifyImportDeactivatesMissing(t *testing.T) {
 	}
 	part := shopifyTestHeader + "gift-tote,Gift Tote,,Harbor & Co,Bags,TRUE,Title,Default Title,BAG-1,26.00,,active\n"
 	res := mustImport(t, app, org, part, Options{Format: FormatShopifyCSV, DeactivateMissing: true})
-	if res.Deactivated != 3 || res.Unchanged != 1 { // the three tees; canvas-tote is a draft already
+	if res.Deactivated != 4 || res.Unchanged != 1 { // the three tees and the apron; canvas-tote is a draft already
 		t.Fatalf("--deactivate-missing: %+v", res)
 	}
 	for ext, p := range byExternalID(t, app, org) {

@@ -44,11 +44,11 @@ func TestShopifyImportExportFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Result{Brands: 2, Created: 5}); res != want {
+	if want := (Result{Brands: 2, Created: 6}); res != want {
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
 	ps := byExternalID(t, app, org)
-	if len(ps) != 5 {
+	if len(ps) != 6 {
 		t.Fatalf("%d products: %v", len(ps), ps)
 	}
 	red, blue, noSKU := ps["classic-tee/TEE-S-RED"], ps["classic-tee/TEE-S-BLUE"], ps["classic-tee/M/Red"]
@@ -97,7 +97,7 @@ func TestShopifyImportExportFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Result{Brands: 2, Unchanged: 5}); res != want {
+	if want := (Result{Brands: 2, Unchanged: 6}); res != want {
 		t.Fatalf("second import %+v, want %+v", res, want)
 	}
 	if after := snapshot(t, app); after != before {
@@ -134,7 +134,7 @@ func TestShopifyImportProgress(t *testing.T) {
 	if _, err := Import(app, org, bytes.NewReader(data), Options{Format: FormatShopifyCSV, Progress: &out, Size: int64(len(data))}); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); !strings.Contains(got, "100%") || !strings.Contains(got, "5 products (5 created") {
+	if got := out.String(); !strings.Contains(got, "100%") || !strings.Contains(got, "6 products (6 created") {
 		t.Errorf("progress output %q", got)
 	}
 }

@@ -170,7 +170,7 @@ func TestImportCommandShopifyCSV(t *testing.T) {
 	app, org := importTestApp(t)
 	file := filepath.Join("..", "catalog", "testdata", "shopify_export.csv")
 	r := runImportCommand(app, nil, "import", "--org", org, "--format", "shopify-csv", "--json", file)
-	want := `{"templates":0,"options":0,"brands":2,"created":5,"updated":0,"unchanged":0,"keptEnriched":0,"deactivated":0,"productsCreated":5,"productsUpdated":0}` + "\n"
+	want := `{"templates":0,"options":0,"brands":2,"created":6,"updated":0,"unchanged":0,"keptEnriched":0,"deactivated":0,"productsCreated":6,"productsUpdated":0}` + "\n"
 	if r.err != nil || r.stdout != want {
 		t.Fatalf("shopify-csv import: %q %v, want %q", r.stdout, r.err, want)
 	}
@@ -188,7 +188,7 @@ func TestImportCommandShopifyCSV(t *testing.T) {
 	if r.err == nil || !strings.HasSuffix(r.err.Error(), `bad.csv: Status: want active, draft or archived, got "live" (line 3)`) {
 		t.Errorf("a bad CSV: %v", r.err)
 	}
-	if n := countProducts(t, app); n != 5 {
-		t.Errorf("%d products after the refused files, want 5", n)
+	if n := countProducts(t, app); n != 6 {
+		t.Errorf("%d products after the refused files, want 6", n)
 	}
 }
