@@ -57,10 +57,12 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 	at := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimSpace(h)
-		if _, dup := at[h]; dup && h != "" {
+		if _, dup := at[h]; dup && readColumn(h) {
 			return nil, &Error{Line: 1, Column: i + 1, Msg: fmt.Sprintf("column %q appears twice", h)}
 		}
-		at[h] = i
+		if _, dup := at[h]; !dup {
+			at[h] = i
+		}
 	}
 	col := func(name string) int {
 		if i, ok := at[name]; ok {
@@ -114,6 +116,16 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 		m.byKey = m.label == "" || labels[m.label] > 1
 	}
 	return c, nil
+}
+
+// readColumn reports a column the import reads (a column it ignores may
+// appear twice).
+func readColumn(h string) bool {
+	switch h {
+	case colHandle, colTitle, colBody, colVendor, colCategory, colType, colPublished, colStatus, colSKU, colBarcode, colImage, colVariantImage:
+		return true
+	}
+	return strings.HasPrefix(h, "Option") || metafieldColumn.MatchString(h)
 }
 
 func headerSample(header []string) string {
