@@ -82,10 +82,10 @@ func (d *decoder) readShopify(r io.Reader) error {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			return csvError(err, rec, len(header))
 		}
+		line, _ := cr.FieldPos(0)
 		h := strings.TrimSpace(rec[cols.handle])
 		if h == "" {
 			if blank(rec) {

@@ -42,6 +42,7 @@ func TestShopifyImportRefusesBadFiles(t *testing.T) {
 		{"no Title column", "Handle,Variant SKU\na,A\n", "", `no "Title" column`, 1},
 		{"a column twice", "Handle,Title,Tags,Tags,Title\na,A,,,B\n", "", `column "Title" appears twice`, 1},
 		{"unterminated quote", h + "a,A,\"<p>open\n,Acme,,,,,A-1,,,active\n", "", `; the row starts on line 2`, 3},
+		{"quote in the first cell", h + "a,A,,Acme,,,,,A-1,,,active\nb\"c,B,,,,,,,B-1,,,active\n", "", `bare " in non-quoted-field`, 3},
 		{"bare quote", h + "a,A \"x\",,Acme,,,,,A-1,,,active\n", "", `bare " in non-quoted-field`, 2},
 		{"short row", h + "a,A,,Acme,,,,,A-1,,,active\nb,B,,Acme\n", "", "a row of 4 columns, where the header has 12", 3},
 		{"row without handle", h + "a,A,,Acme,,,,,A-1,,,active\n,,,,,,,,A-2,,,\n", "Handle", "required", 3},
