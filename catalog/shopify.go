@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -26,10 +27,13 @@ const maxHandleRows = 10_000
 // utf8BOM starts the files that spreadsheets save as "CSV UTF-8".
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// shopifyRow is one row of the file and the line it starts on.
+// shopifyRow is one row of the file (the cells the import reads, see
+// shopifyColumns.project), the line it starts on and, on a handle's first
+// row, its metafield cells.
 type shopifyRow struct {
 	cells []string
 	line  int
+	meta  []string
 }
 
 // readShopify reads a Shopify product CSV from r and sends its products
@@ -42,6 +46,7 @@ func (d *decoder) readShopify(r io.Reader) error {
 		}
 	}
 	cr := csv.NewReader(br)
+	cr.ReuseRecord = true // note: rows keep copies of the few cells read
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return &Error{Line: 1, Column: 1, Msg: "the file is empty"}
@@ -49,7 +54,7 @@ func (d *decoder) readShopify(r io.Reader) error {
 	if err != nil {
 		return csvError(err, nil, 0)
 	}
-	cols, cerr := shopifyHeader(header)
+	cols, cerr := shopifyHeader(slices.Clone(header))
 	if cerr != nil {
 		return cerr
 	}
@@ -86,7 +91,8 @@ func (d *decoder) readShopify(r io.Reader) error {
 			return csvError(err, rec, len(header))
 		}
 		line, _ := cr.FieldPos(0)
-		h := strings.TrimSpace(rec[cols.handle])
+		row := shopifyRow{cells: cols.project(rec), line: line}
+		h := cell(row.cells, cols.handle)
 		if h == "" {
 			if blank(rec) {
 				continue
@@ -101,8 +107,11 @@ func (d *decoder) readShopify(r io.Reader) error {
 		if len(group) == maxHandleRows {
 			return &Error{Path: "Handle", Line: line, Msg: fmt.Sprintf("more than %d rows of handle %q", maxHandleRows, h)}
 		}
+		if len(group) == 0 {
+			row.meta = cols.metafieldValues(rec)
+		}
 		handle = h
-		group = append(group, shopifyRow{cells: rec, line: line})
+		group = append(group, row)
 		d.bar.update(cr.InputOffset(), index)
 	}
 	if len(group) > 0 {

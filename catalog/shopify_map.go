@@ -50,6 +50,7 @@ type shopifyColumns struct {
 	optionName, optionValue                                       [3]int
 	variant                                                       []int // columns that only a variant row fills
 	metafields                                                    []metafield
+	keep                                                          []int // the columns project keeps
 }
 
 // shopifyHeader finds the columns the import reads in the header row.
@@ -115,7 +116,49 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 		m := &c.metafields[i]
 		m.byKey = m.label == "" || labels[m.label] > 1
 	}
+	c.compact()
 	return c, nil
+}
+
+// compact makes the column positions (but the metafields') positions in a
+// row as project returns it: a product's rows keep only the few columns
+// the import reads, not the dozens (or hundreds) of a Shopify export.
+func (c *shopifyColumns) compact() {
+	pos := func(i *int) {
+		if *i >= 0 {
+			c.keep = append(c.keep, *i)
+			*i = len(c.keep) - 1
+		}
+	}
+	for _, i := range []*int{&c.handle, &c.title, &c.body, &c.vendor, &c.category, &c.typ, &c.published, &c.status,
+		&c.sku, &c.barcode, &c.image, &c.variantImage} {
+		pos(i)
+	}
+	for k := range 3 {
+		pos(&c.optionName[k])
+		pos(&c.optionValue[k])
+	}
+	for k := range c.variant {
+		pos(&c.variant[k])
+	}
+}
+
+// project copies the cells of rec that the import reads.
+func (c *shopifyColumns) project(rec []string) []string {
+	out := make([]string, len(c.keep))
+	for k, i := range c.keep {
+		out[k] = rec[i]
+	}
+	return out
+}
+
+// metafieldValues copies the metafield cells of rec, in column order.
+func (c *shopifyColumns) metafieldValues(rec []string) []string {
+	out := make([]string, len(c.metafields))
+	for k, m := range c.metafields {
+		out[k] = rec[m.col]
+	}
+	return out
 }
 
 // readColumn reports a column the import reads (a column it ignores may
@@ -190,7 +233,7 @@ func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, 
 
 	base := Product{
 		Name: title, Slug: handle, Description: c.description(first.cells), Active: active,
-		Attributes: c.metafieldAttributes(first.cells, names), Categories: c.categories(first.cells),
+		Attributes: c.metafieldAttributes(first.meta, names), Categories: c.categories(first.cells),
 	}
 	if v := cell(first.cells, c.vendor); v != "" {
 		base.Brand = &Brand{Name: v}
@@ -296,12 +339,13 @@ func (c *shopifyColumns) options(row []string, names [3]string) []Attribute {
 	return out
 }
 
-// metafieldAttributes are the product's metafields as attributes, named by
+// metafieldAttributes are the product's metafields (values, from its first
+// row) as attributes, named by
 // their labels, or by NS.KEY where a label is not unique or names an option.
-func (c *shopifyColumns) metafieldAttributes(row []string, options [3]string) []Attribute {
+func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string) []Attribute {
 	var out []Attribute
-	for _, m := range c.metafields {
-		value := strings.TrimSpace(row[m.col])
+	for k, m := range c.metafields {
+		value := strings.TrimSpace(values[k])
 		if value == "" {
 			continue
 		}
