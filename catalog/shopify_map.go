@@ -55,18 +55,18 @@ type shopifyColumns struct {
 
 // shopifyHeader finds the columns the import reads in the header row.
 func shopifyHeader(header []string) (*shopifyColumns, *Error) {
-	at := map[string]int{}
+	at := map[string]int{} // by normalized name: Shopify's own files vary in case ("Product category")
 	for i, h := range header {
-		h = strings.TrimSpace(h)
+		h = normalized(h)
 		if _, dup := at[h]; dup && readColumn(h) {
-			return nil, &Error{Line: 1, Column: i + 1, Msg: fmt.Sprintf("column %q appears twice", h)}
+			return nil, &Error{Line: 1, Column: i + 1, Msg: fmt.Sprintf("column %q appears twice", strings.TrimSpace(header[i]))}
 		}
 		if _, dup := at[h]; !dup {
 			at[h] = i
 		}
 	}
 	col := func(name string) int {
-		if i, ok := at[name]; ok {
+		if i, ok := at[normalized(name)]; ok {
 			return i
 		}
 		return -1
@@ -84,32 +84,21 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 			return nil, &Error{Line: 1, Msg: fmt.Sprintf("no %q column: this is not a Shopify product CSV (its header is %s)", need.name, headerSample(header))}
 		}
 	}
-	labels := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		for n := range 3 {
-			switch h {
-			case fmt.Sprintf("Option%d Name", n+1):
-				c.optionName[n] = i
-			case fmt.Sprintf("Option%d Value", n+1):
-				c.optionValue[n] = i
-				c.variant = append(c.variant, i)
-			}
-		}
-		if strings.HasPrefix(h, "Variant ") && h != colVariantImage {
-			c.variant = append(c.variant, i)
-		}
-		if m := metafieldColumn.FindStringSubmatch(h); m != nil {
-			c.metafields = append(c.metafields, metafield{col: i, label: m[1], key: m[2] + "." + m[3]})
-			labels[m[1]]++
+	for n := range 3 {
+		c.optionName[n] = col(fmt.Sprintf("Option%d Name", n+1))
+		c.optionValue[n] = col(fmt.Sprintf("Option%d Value", n+1))
+		if c.optionValue[n] >= 0 {
+			c.variant = append(c.variant, c.optionValue[n])
 		}
 	}
-	for i := range c.optionName {
-		if _, ok := at[fmt.Sprintf("Option%d Name", i+1)]; !ok {
-			c.optionName[i] = -1
+	labels := map[string]int{}
+	for i, h := range header {
+		if n := normalized(h); strings.HasPrefix(n, "variant ") && n != normalized(colVariantImage) && at[n] == i {
+			c.variant = append(c.variant, i)
 		}
-		if _, ok := at[fmt.Sprintf("Option%d Value", i+1)]; !ok {
-			c.optionValue[i] = -1
+		if m := metafieldColumn.FindStringSubmatch(strings.TrimSpace(h)); m != nil {
+			c.metafields = append(c.metafields, metafield{col: i, label: m[1], key: m[2] + "." + m[3]})
+			labels[m[1]]++
 		}
 	}
 	for i := range c.metafields {
@@ -161,14 +150,22 @@ func (c *shopifyColumns) metafieldValues(rec []string) []string {
 	return out
 }
 
-// readColumn reports a column the import reads (a column it ignores may
-// appear twice).
+// normalized is a header cell as columns are compared: trimmed, in lower
+// case.
+func normalized(h string) string {
+	return strings.ToLower(strings.TrimSpace(h))
+}
+
+// readColumn reports a column (normalized) that the import reads; a column
+// it ignores may appear twice.
 func readColumn(h string) bool {
-	switch h {
-	case colHandle, colTitle, colBody, colVendor, colCategory, colType, colPublished, colStatus, colSKU, colBarcode, colImage, colVariantImage:
-		return true
+	for _, name := range []string{colHandle, colTitle, colBody, colVendor, colCategory, colType, colPublished, colStatus,
+		colSKU, colBarcode, colImage, colVariantImage} {
+		if h == normalized(name) {
+			return true
+		}
 	}
-	return strings.HasPrefix(h, "Option") || metafieldColumn.MatchString(h)
+	return strings.HasPrefix(h, "option") || metafieldColumn.MatchString(h)
 }
 
 func headerSample(header []string) string {

@@ -40,7 +40,7 @@ func TestShopifyImportRefusesBadFiles(t *testing.T) {
 		{"empty", "", "", "the file is empty", 1},
 		{"not a Shopify CSV", "sku,name\nA,B\n", "", `no "Handle" column`, 1},
 		{"no Title column", "Handle,Variant SKU\na,A\n", "", `no "Title" column`, 1},
-		{"a column twice", "Handle,Title,Tags,Tags,Title\na,A,,,B\n", "", `column "Title" appears twice`, 1},
+		{"a column twice", "Handle,Title,Tags,Tags,title\na,A,,,B\n", "", `column "title" appears twice`, 1},
 		{"unterminated quote", h + "a,A,\"<p>open\n,Acme,,,,,A-1,,,active\n", "", `; the row starts on line 2`, 3},
 		{"quote in the first cell", h + "a,A,,Acme,,,,,A-1,,,active\nb\"c,B,,,,,,,B-1,,,active\n", "", `bare " in non-quoted-field`, 3},
 		{"bare quote", h + "a,A \"x\",,Acme,,,,,A-1,,,active\n", "", `bare " in non-quoted-field`, 2},

@@ -138,3 +138,17 @@ func TestShopifyImportProgress(t *testing.T) {
 		t.Errorf("progress output %q", got)
 	}
 }
+
+func TestShopifyImportHeaderCase(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Case")
+	file := " handle ,TITLE,Body (html),vendor,Product category,Variant sku,status\nbowl,Bowl,<p>Deep.</p>,Kiln Works,Home > Kitchen,BOWL-1,draft\n"
+	if res := mustImport(t, app, org, file, Options{Format: FormatShopifyCSV}); res.Created != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	bowl := byExternalID(t, app, org)["bowl"]
+	if bowl.SKU != "BOWL-1" || bowl.Name != "Bowl" || bowl.Description != "<p>Deep.</p>" || bowl.Brand == "" ||
+		bowl.Categories != `["Home > Kitchen"]` || bowl.Active {
+		t.Errorf("bowl %+v", bowl)
+	}
+}
