@@ -161,7 +161,7 @@ func (x *shopifyWriter) family(family []store.CatalogProduct) error {
 // productColumns fills the first row's product columns from the master.
 func (x *shopifyWriter) productColumns(master store.CatalogProduct, attrs []enrichment.StoredAttribute, options []string) error {
 	row := x.row
-	row[xTitle], row[xBody] = master.Name, master.Description
+	row[xTitle], row[xBody] = cmpOr(master.Name, master.SKU), master.Description // note: Shopify needs a title
 	if b, ok := x.brands[master.Brand]; ok {
 		row[xVendor] = b.Name
 	}
