@@ -117,3 +117,22 @@ func TestExportShopifyRoundTrip(t *testing.T) {
 	}
 	sameProducts(t, before, productsAsStored(t, app, org))
 }
+
+func TestExportShopifyOfAnyCatalog(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Acme Retail")
+	mustImportFile(t, app, org, "good.json") // not from Shopify: externalIds ERP-*, templates, a family
+	mustImport(t, app, org, `{"products": [{"sku": "NONAME-1"}]}`, Options{})
+	file := export(t, app, org, FormatShopifyCSV)
+
+	shop := newOrg(t, app, "Shop")
+	res := mustImport(t, app, shop, string(file), Options{Format: FormatShopifyCSV})
+	if res.Created != 6 {
+		t.Fatalf("the export of a catalog that did not come from Shopify, imported as Shopify CSV: %+v\n%s", res, file)
+	}
+	ps := products(t, app, shop)
+	run, red := ps["RUN"], ps["RUN-42-RED"]
+	if red.VariantMaster != run.ID || run.VariantAttributes.String != `["Color","Size"]` || ps["NONAME-1"].Name != "NONAME-1" {
+		t.Errorf("families or titles lost: %+v\n%+v", run, red)
+	}
+}
