@@ -269,9 +269,9 @@ func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, 
 			}
 			p.ExternalID = handle + "/" + strings.Join(values, "/")
 		}
-		if first, dup := seen[p.ExternalID]; dup {
+		if prev, dup := seen[p.ExternalID]; dup {
 			return nil, nil, &Error{Path: colSKU, Line: v.line, Msg: fmt.Sprintf(
-				"a second variant %q of handle %q (also line %d): each variant needs its own SKU or option values", p.ExternalID, handle, first)}
+				"a second variant %q of handle %q (also line %d): each variant needs its own SKU or option values", p.ExternalID, handle, prev)}
 		}
 		seen[p.ExternalID] = v.line
 		p.SKU = cmpOr(sku, p.ExternalID)
