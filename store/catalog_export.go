@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/dbx"
@@ -87,7 +88,7 @@ func (r *CatalogReader) Templates() ([]CatalogTemplate, error) {
 	var out []CatalogTemplate
 	for _, o := range rows {
 		if len(out) == 0 || out[len(out)-1].Name != o.Name {
-			out = append(out, CatalogTemplate{ID: ParseID(o.Template), Name: o.Name, Active: o.Active})
+			out = append(out, CatalogTemplate{ID: catalogID(o.Template), Name: o.Name, Active: o.Active})
 		}
 		if o.Attr.Valid {
 			t := &out[len(out)-1]
@@ -117,7 +118,7 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 	}
 	out := make(map[int64]CatalogBrand, len(rows))
 	for _, b := range rows {
-		out[ParseID(b.ID)] = CatalogBrand{Name: b.Name, Website: b.Website, Slug: b.Slug}
+		out[catalogID(b.ID)] = CatalogBrand{Name: b.Name, Website: b.Website, Slug: b.Slug}
 	}
 	return out, nil
 }
@@ -150,9 +151,9 @@ const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[
 
 func (row catalogProductRow) product() CatalogProduct {
 	return CatalogProduct{
-		ID: ParseID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
-		Description: row.Description, Active: row.Active, Template: ParseID(row.AttributeTemplate), Brand: ParseID(row.Brand),
-		Master: ParseID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
+		ID: catalogID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
+		Description: row.Description, Active: row.Active, Template: catalogID(row.AttributeTemplate), Brand: catalogID(row.Brand),
+		Master: catalogID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
 		VariantAttributes: row.VariantAttributes,
 	}
 }
@@ -199,7 +200,7 @@ func (r *CatalogReader) Variants(masters []int64) ([]CatalogProduct, error) {
 	var rows []catalogProductRow
 	err := r.db.NewQuery(catalogProductSelect + `WHERE p.[[organization]] = {:org} AND p.[[variantMaster]] != ''
 		AND p.` + inList("variantMaster", "masters") + ` ORDER BY CAST(p.[[id]] AS INTEGER)`).
-		Bind(dbx.Params{"org": string(r.org), "masters": inValues(stringIDs(masters))}).All(&rows)
+		Bind(dbx.Params{"org": string(r.org), "masters": inValues(catalogIDs(masters))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read variants of organization %s: %w", r.org, err)
 	}
@@ -234,4 +235,20 @@ func (r *CatalogReader) EachAttributeList(fn func(attributes, familyVariantAttri
 		return fmt.Errorf("read attributes of organization %s: %w", r.org, err)
 	}
 	return nil
+}
+
+// catalogID reads a record id of the export's own rows (the schema
+// guarantees the format).
+func catalogID(id string) int64 {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return n
+}
+
+// catalogIDs renders ids as the record ids they are stored as.
+func catalogIDs(ids []int64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = FormatID(id)
+	}
+	return out
 }
