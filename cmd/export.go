@@ -63,6 +63,10 @@ func exportToFile(name string, write func(w io.Writer) (int, error)) (int, error
 		return 0, fmt.Errorf("create %s: %w", name, err)
 	}
 	defer os.Remove(f.Name()) // note: gone after the rename; a leftover after a failure
+	if err := f.Chmod(0o644); err != nil { // note: CreateTemp's 0600 is not what os.Create would give
+		f.Close()
+		return 0, fmt.Errorf("create %s: %w", name, err)
+	}
 	n, err := write(f)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("write %s: %w", name, cerr)
