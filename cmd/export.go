@@ -62,7 +62,7 @@ func exportToFile(name string, write func(w io.Writer) (int, error)) (int, error
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", name, err)
 	}
-	defer os.Remove(f.Name()) // note: gone after the rename; a leftover after a failure
+	defer os.Remove(f.Name())              // note: gone after the rename; a leftover after a failure
 	if err := f.Chmod(0o644); err != nil { // note: CreateTemp's 0600 is not what os.Create would give
 		f.Close()
 		return 0, fmt.Errorf("create %s: %w", name, err)
