@@ -36,9 +36,11 @@ type event struct {
 	err           error
 }
 
-// chunk is a run of products: raw as read, then decoded by a worker.
+// chunk is a run of products: raw as read (or, from a CSV file, already
+// read into products), then decoded by a worker.
 type chunk struct {
 	raw   []byte        // the products' JSON, one after the other
+	pre   []Product     // the products when read from another format than JSON
 	items []rawItem     // where each one is in raw and in the file
 	out   []decoded     // the decoded products, up to the first bad one
 	err   error         // the first bad product's problem
@@ -76,6 +78,7 @@ func (q *decoded) attributesJSON() string {
 type decoder struct {
 	lr      *lineReader
 	dec     *jsontext.Decoder
+	source  func() error // reads the file and sends its events; nil: the JSON format (read)
 	bar     *progress
 	out     chan<- event
 	done    <-chan struct{} // closed when the importer stops listening
@@ -100,7 +103,11 @@ func (d *decoder) run() {
 		d.workers.Wait()
 		close(d.out)
 	}()
-	if err := d.read(); err != nil {
+	read := d.source
+	if read == nil {
+		read = d.read
+	}
+	if err := read(); err != nil {
 		d.send(event{err: err})
 	}
 }
@@ -239,17 +246,21 @@ func (d *decoder) flush() bool {
 // first bad one; buf is scratch space, returned for reuse.
 func (c *chunk) decode(buf []byte) []byte {
 	defer func() {
-		rawBuffers.Put(&c.raw) // the decoded products hold copies
-		c.raw = nil
+		if c.pre == nil {
+			rawBuffers.Put(&c.raw) // the decoded products hold copies
+		}
+		c.raw, c.pre = nil, nil
 		close(c.ready)
 	}()
 	c.out = make([]decoded, 0, len(c.items))
 	start := 0
-	for _, it := range c.items {
+	for k, it := range c.items {
 		raw := c.raw[start:it.end]
 		start = it.end
 		var p Product
-		if !decodeProduct(raw, &p) {
+		if c.pre != nil {
+			p = c.pre[k]
+		} else if !decodeProduct(raw, &p) {
 			p = Product{}
 			if err := json.Unmarshal(raw, &p, checkedSyntax...); err != nil {
 				c.err = it.semanticError(raw, err)

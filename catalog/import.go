@@ -12,8 +12,15 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
+// The formats a catalog file may be in.
+const (
+	FormatJSON       = "json"        // the catalog file (docs/catalog-format.md)
+	FormatShopifyCSV = "shopify-csv" // Shopify's product CSV (shopify.go)
+)
+
 // Options tunes an import.
 type Options struct {
+	Format   string    // FormatJSON (also "") or FormatShopifyCSV
 	Progress io.Writer // where to draw a progress bar; nil = quiet
 	Size     int64     // total bytes of the input, for percent/ETA; 0 if unknown
 	// OverwriteEnriched lets the file win over values that accepted
@@ -62,6 +69,11 @@ const analyzeAfter = 1000
 // are resolved at the end. A bad file is reported as an *Error and leaves
 // the database unchanged.
 func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result, error) {
+	switch opts.Format {
+	case "", FormatJSON, FormatShopifyCSV:
+	default:
+		return Result{}, fmt.Errorf("unknown catalog format %q (want %s or %s)", opts.Format, FormatJSON, FormatShopifyCSV)
+	}
 	lr := newLineReader(r)
 	bar := newProgress(opts.Progress, opts.Size)
 	var res Result
@@ -77,7 +89,12 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		return s.WithoutMemoryMap(func() error {
 			// decode on other goroutines while this one loads and writes
 			events, done := make(chan event, 16), make(chan struct{})
-			d := &decoder{lr: lr, dec: jsontext.NewDecoder(lr), bar: bar, out: events, done: done}
+			d := &decoder{bar: bar, out: events, done: done}
+			if opts.Format == FormatShopifyCSV {
+				d.source = func() error { return d.readShopify(r) }
+			} else {
+				d.lr, d.dec = lr, jsontext.NewDecoder(lr)
+			}
 			go d.run()
 			res, err = importProducts(s, org, opts, events)
 			if err != nil {
@@ -92,6 +109,9 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 	if err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
+			if opts.Format == FormatShopifyCSV {
+				ce.Path = shopifyColumnOf(ce.Path)
+			}
 			return Result{}, ce
 		}
 		return Result{}, fmt.Errorf("import catalog into organization %s: %w", org, err)

@@ -1,4 +1,4 @@
-// Package cmd adds the service's subcommands (org, apikey, import, metrics,
+// Package cmd adds the service's subcommands (org, apikey, import, export, metrics,
 // demo, restore) to PocketBase's root command, next to its own serve,
 // superuser and migrate.
 package cmd
@@ -22,6 +22,7 @@ func Commands(app core.App, args []string) []*cobra.Command {
 		orgCommand(app),
 		apikeyCommand(app),
 		importCommand(app),
+		exportCommand(app),
 		metricsCommand(app),
 		demoCommand(app),
 		restoreCommand(app, Subcommand(args) == "restore"),

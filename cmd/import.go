@@ -13,13 +13,14 @@ import (
 )
 
 func importCommand(app core.App) *cobra.Command {
-	var org string
+	var org, format string
 	var asJSON, overwriteEnriched, deactivateMissing bool
 	c := &cobra.Command{
-		Use:   "import --org ORG_ID FILE",
-		Short: "Import a catalog file (JSON) into an organization, all or nothing",
-		Long: "Import a catalog file (JSON; docs/catalog-format.md in the source describes it)\n" +
-			"into an organization: templates are upserted by name, brands by name, products by\n" +
+		Use:   "import --org ORG_ID [--format json|shopify-csv] FILE",
+		Short: "Import a catalog file (JSON, or Shopify's product CSV) into an organization, all or nothing",
+		Long: "Import a catalog file (JSON; docs/catalog-format.md in the source describes it), or\n" +
+			"with --format shopify-csv a Shopify product CSV export (one product per variant, by\n" +
+			"externalId HANDLE/SKU), into an organization: templates are upserted by name, brands by name, products by\n" +
 			"externalId (by sku when they have none). FILE may be - for standard input. A bad\n" +
 			"file is refused with the item or line at fault, and nothing of it is stored. A\n" +
 			"progress bar is drawn when stderr is a terminal.\n\n" +
@@ -44,7 +45,7 @@ func importCommand(app core.App) *cobra.Command {
 			}
 			defer closeIn()
 
-			opts := catalog.Options{Size: size, OverwriteEnriched: overwriteEnriched, DeactivateMissing: deactivateMissing}
+			opts := catalog.Options{Format: format, Size: size, OverwriteEnriched: overwriteEnriched, DeactivateMissing: deactivateMissing}
 			if f := progressTo(c); f != nil {
 				opts.Progress = f
 			}
@@ -71,6 +72,7 @@ func importCommand(app core.App) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&org, "org", "", "the organization id (required)")
+	c.Flags().StringVar(&format, "format", catalog.FormatJSON, "the file's format: json (the catalog file) or shopify-csv (Shopify's product CSV)")
 	c.Flags().BoolVar(&overwriteEnriched, "overwrite-enriched", false,
 		"let the file win over values that accepted revisions set, even where it has not changed since")
 	c.Flags().BoolVar(&deactivateMissing, "deactivate-missing", false,

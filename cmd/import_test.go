@@ -165,3 +165,30 @@ func TestImportCommandArguments(t *testing.T) {
 		}
 	}
 }
+
+func TestImportCommandShopifyCSV(t *testing.T) {
+	app, org := importTestApp(t)
+	file := filepath.Join("..", "catalog", "testdata", "shopify_export.csv")
+	r := runImportCommand(app, nil, "import", "--org", org, "--format", "shopify-csv", "--json", file)
+	want := `{"templates":0,"options":0,"brands":2,"created":6,"updated":0,"unchanged":0,"keptEnriched":0,"deactivated":0,"productsCreated":6,"productsUpdated":0}` + "\n"
+	if r.err != nil || r.stdout != want {
+		t.Fatalf("shopify-csv import: %q %v, want %q", r.stdout, r.err, want)
+	}
+	// the same file read as JSON is refused, and a format we do not read too
+	r = runImportCommand(app, nil, "import", "--org", org, file)
+	if r.err == nil || !strings.Contains(r.err.Error(), "shopify_export.csv: line 1, column 1: invalid character") {
+		t.Errorf("a CSV file read as JSON: %v", r.err)
+	}
+	r = runImportCommand(app, nil, "import", "--org", org, "--format", "xml", file)
+	if r.err == nil || !strings.Contains(r.err.Error(), `unknown catalog format "xml"`) {
+		t.Errorf("--format xml: %v", r.err)
+	}
+	bad := writeCatalog(t, "bad.csv", "Handle,Title,Status\na,A,active\nb,B,live\n")
+	r = runImportCommand(app, nil, "import", "--org", org, "--format", "shopify-csv", bad)
+	if r.err == nil || !strings.HasSuffix(r.err.Error(), `bad.csv: Status: want active, draft or archived, got "live" (line 3)`) {
+		t.Errorf("a bad CSV: %v", r.err)
+	}
+	if n := countProducts(t, app); n != 6 {
+		t.Errorf("%d products after the refused files, want 6", n)
+	}
+}

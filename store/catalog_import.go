@@ -291,15 +291,20 @@ func (s *Store) WithoutMemoryMap(fn func() error) error {
 // withPragma runs fn with the connection setting name set to value, then
 // puts the previous value back.
 func (s *Store) withPragma(name string, value int64, fn func() error) (err error) {
+	return withPragmaOn(s.db(), name, value, fn)
+}
+
+// withPragmaOn is withPragma on the connection of db (a transaction).
+func withPragmaOn(db dbx.Builder, name string, value int64, fn func() error) (err error) {
 	var was int64
-	if err := s.db().NewQuery("PRAGMA " + name).Row(&was); err != nil {
+	if err := db.NewQuery("PRAGMA " + name).Row(&was); err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
-	if _, err := s.db().NewQuery("PRAGMA " + name + " = " + strconv.FormatInt(value, 10)).Execute(); err != nil {
+	if _, err := db.NewQuery("PRAGMA " + name + " = " + strconv.FormatInt(value, 10)).Execute(); err != nil {
 		return fmt.Errorf("set %s: %w", name, err)
 	}
 	defer func() { // note: a connection setting, so put it back
-		_, resetErr := s.db().NewQuery("PRAGMA " + name + " = " + strconv.FormatInt(was, 10)).Execute()
+		_, resetErr := db.NewQuery("PRAGMA " + name + " = " + strconv.FormatInt(was, 10)).Execute()
 		if err == nil && resetErr != nil {
 			err = fmt.Errorf("reset %s: %w", name, resetErr)
 		}

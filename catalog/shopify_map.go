@@ -1,0 +1,422 @@
+package catalog
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The columns of Shopify's product CSV that the import reads. Every other
+// column (prices, inventory, weights, SEO, gift cards, tags, ...) is
+// ignored: the service holds none of them.
+const (
+	colHandle       = "Handle"
+	colTitle        = "Title"
+	colBody         = "Body (HTML)"
+	colVendor       = "Vendor"
+	colCategory     = "Product Category"
+	colType         = "Type"
+	colPublished    = "Published"
+	colStatus       = "Status"
+	colSKU          = "Variant SKU"
+	colBarcode      = "Variant Barcode"
+	colImage        = "Image Src"
+	colVariantImage = "Variant Image"
+)
+
+// defaultOption and defaultValue are the option name and value Shopify
+// gives the only variant of a product without options.
+const (
+	defaultOption = "Title"
+	defaultValue  = "Default Title"
+)
+
+// metafieldColumn reads "Color (product.metafields.shopify.color-pattern)".
+var metafieldColumn = regexp.MustCompile(`^(.*?)\s*\(product\.metafields\.([^.()\s]+)\.([^()\s]+)\)$`)
+
+// metafield is a product metafield column: the attribute it fills is its
+// label, or key (NS.KEY) where the label is not unique.
+type metafield struct {
+	col        int
+	label, key string
+	byKey      bool // another metafield column has the same label (or none)
+}
+
+// shopifyColumns are the positions of the columns the import reads, -1
+// for a column the file does not have.
+type shopifyColumns struct {
+	handle, title, body, vendor, category, typ, published, status int
+	sku, barcode, image, variantImage                             int
+	optionName, optionValue                                       [3]int
+	variant                                                       []int // columns that only a variant row fills
+	metafields                                                    []metafield
+	keep                                                          []int // the columns project keeps
+}
+
+// shopifyHeader finds the columns the import reads in the header row.
+func shopifyHeader(header []string) (*shopifyColumns, *Error) {
+	at := map[string]int{} // by normalized name: Shopify's own files vary in case ("Product category")
+	for i, h := range header {
+		h = normalized(h)
+		if _, dup := at[h]; dup && readColumn(h) {
+			return nil, &Error{Line: 1, Column: i + 1, Msg: fmt.Sprintf("column %q appears twice", strings.TrimSpace(header[i]))}
+		}
+		if _, dup := at[h]; !dup {
+			at[h] = i
+		}
+	}
+	col := func(name string) int {
+		if i, ok := at[normalized(name)]; ok {
+			return i
+		}
+		return -1
+	}
+	c := &shopifyColumns{
+		handle: col(colHandle), title: col(colTitle), body: col(colBody), vendor: col(colVendor),
+		category: col(colCategory), typ: col(colType), published: col(colPublished), status: col(colStatus),
+		sku: col(colSKU), barcode: col(colBarcode), image: col(colImage), variantImage: col(colVariantImage),
+	}
+	for _, need := range []struct {
+		name string
+		at   int
+	}{{colHandle, c.handle}, {colTitle, c.title}} {
+		if need.at < 0 {
+			return nil, &Error{Line: 1, Msg: fmt.Sprintf("no %q column: this is not a Shopify product CSV (its header is %s)", need.name, headerSample(header))}
+		}
+	}
+	for n := range 3 {
+		c.optionName[n] = col(fmt.Sprintf("Option%d Name", n+1))
+		c.optionValue[n] = col(fmt.Sprintf("Option%d Value", n+1))
+		if c.optionValue[n] >= 0 {
+			c.variant = append(c.variant, c.optionValue[n])
+		}
+	}
+	labels := map[string]int{}
+	for i, h := range header {
+		if n := normalized(h); strings.HasPrefix(n, "variant ") && n != normalized(colVariantImage) && at[n] == i {
+			c.variant = append(c.variant, i)
+		}
+		if m := metafieldColumn.FindStringSubmatch(strings.TrimSpace(h)); m != nil {
+			c.metafields = append(c.metafields, metafield{col: i, label: m[1], key: m[2] + "." + m[3]})
+			labels[m[1]]++
+		}
+	}
+	for i := range c.metafields {
+		m := &c.metafields[i]
+		m.byKey = m.label == "" || labels[m.label] > 1
+	}
+	c.compact()
+	return c, nil
+}
+
+// compact makes the column positions (but the metafields') positions in a
+// row as project returns it: a product's rows keep only the few columns
+// the import reads, not the dozens (or hundreds) of a Shopify export.
+func (c *shopifyColumns) compact() {
+	pos := func(i *int) {
+		if *i >= 0 {
+			c.keep = append(c.keep, *i)
+			*i = len(c.keep) - 1
+		}
+	}
+	for _, i := range []*int{&c.handle, &c.title, &c.body, &c.vendor, &c.category, &c.typ, &c.published, &c.status,
+		&c.sku, &c.barcode, &c.image, &c.variantImage} {
+		pos(i)
+	}
+	for k := range 3 {
+		pos(&c.optionName[k])
+		pos(&c.optionValue[k])
+	}
+	for k := range c.variant {
+		pos(&c.variant[k])
+	}
+}
+
+// project copies the cells of rec that the import reads.
+func (c *shopifyColumns) project(rec []string) []string {
+	out := make([]string, len(c.keep))
+	for k, i := range c.keep {
+		out[k] = rec[i]
+	}
+	return out
+}
+
+// metafieldValues copies the metafield cells of rec, in column order.
+func (c *shopifyColumns) metafieldValues(rec []string) []string {
+	out := make([]string, len(c.metafields))
+	for k, m := range c.metafields {
+		out[k] = rec[m.col]
+	}
+	return out
+}
+
+// normalized is a header cell as columns are compared: trimmed, in lower
+// case.
+func normalized(h string) string {
+	return strings.ToLower(strings.TrimSpace(h))
+}
+
+// readColumn reports a column (normalized) that the import reads; a column
+// it ignores may appear twice.
+func readColumn(h string) bool {
+	for _, name := range []string{colHandle, colTitle, colBody, colVendor, colCategory, colType, colPublished, colStatus,
+		colSKU, colBarcode, colImage, colVariantImage} {
+		if h == normalized(name) {
+			return true
+		}
+	}
+	return strings.HasPrefix(h, "option") || metafieldColumn.MatchString(h)
+}
+
+func headerSample(header []string) string {
+	const most = 5
+	quoted := make([]string, 0, most)
+	for _, h := range header[:min(len(header), most)] {
+		quoted = append(quoted, fmt.Sprintf("%q", h))
+	}
+	s := strings.Join(quoted, ", ")
+	if len(header) > most {
+		s += ", ..."
+	}
+	return s
+}
+
+// cell is the trimmed text of column i of a row, "" for a missing column.
+func cell(row []string, i int) string {
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(row[i])
+}
+
+// isVariant reports a row that fills a variant's column; the other rows
+// after a handle's first carry only images.
+func (c *shopifyColumns) isVariant(row []string) bool {
+	for _, i := range c.variant {
+		if cell(row, i) != "" {
+			return true
+		}
+	}
+	return cell(row, c.variantImage) != ""
+}
+
+// products maps the rows of one handle to the products of the catalog
+// format, one per variant, with the line of each variant's row.
+func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, []int, error) {
+	first := rows[0]
+	title := cell(first.cells, c.title)
+	if title == "" {
+		return nil, nil, &Error{Path: colTitle, Line: first.line,
+			Msg: fmt.Sprintf("required on the first row of handle %q (the rows of one handle must follow each other)", handle)}
+	}
+	active, err := c.active(first)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names [3]string
+	for i := range names {
+		names[i] = cell(first.cells, c.optionName[i])
+	}
+	var images []string
+	variants := []shopifyRow{first}
+	for i, r := range rows {
+		if img := cell(r.cells, c.image); img != "" && !contains(images, img) {
+			images = append(images, img)
+		}
+		if i > 0 && c.isVariant(r.cells) {
+			variants = append(variants, r)
+		}
+	}
+
+	base := Product{
+		Name: title, Slug: handle, Description: c.description(first.cells), Active: active,
+		Attributes: c.metafieldAttributes(first.meta, names), Categories: c.categories(first.cells),
+	}
+	if v := cell(first.cells, c.vendor); v != "" {
+		base.Brand = &Brand{Name: v}
+	}
+
+	out := make([]Product, 0, len(variants))
+	lines := make([]int, 0, len(variants))
+	options := c.options(first.cells, names)
+	if len(variants) == 1 && len(options) == 0 { // Shopify's default variant: the product itself
+		p := base
+		p.ExternalID = handle
+		p.SKU = cmpOr(cell(first.cells, c.sku), handle)
+		p.GTIN = cell(first.cells, c.barcode)
+		p.Images = withImage(images, cell(first.cells, c.variantImage))
+		return append(out, p), append(lines, first.line), nil
+	}
+	var optionNames []string
+	for _, n := range names {
+		if n != "" {
+			optionNames = append(optionNames, n)
+		}
+	}
+	var master string
+	seen := make(map[string]int, len(variants))
+	for i, v := range variants {
+		p := base
+		opts := c.options(v.cells, names)
+		p.Attributes = append(append(make([]Attribute, 0, len(opts)+len(base.Attributes)), opts...), base.Attributes...)
+		sku := cell(v.cells, c.sku)
+		if sku != "" {
+			p.ExternalID = handle + "/" + sku
+		} else {
+			values := make([]string, len(opts))
+			for j, o := range opts {
+				values[j] = o.Detail
+			}
+			p.ExternalID = handle + "/" + strings.Join(values, "/")
+		}
+		if prev, dup := seen[p.ExternalID]; dup {
+			return nil, nil, &Error{Path: colSKU, Line: v.line, Msg: fmt.Sprintf(
+				"a second variant %q of handle %q (also line %d): each variant needs its own SKU or option values", p.ExternalID, handle, prev)}
+		}
+		seen[p.ExternalID] = v.line
+		p.SKU = cmpOr(sku, p.ExternalID)
+		p.GTIN = cell(v.cells, c.barcode)
+		p.Images = withImage(images, cell(v.cells, c.variantImage))
+		if i == 0 {
+			master = p.SKU
+			p.VariantAttributes = &optionNames
+		} else {
+			p.VariantMaster = master
+		}
+		out = append(out, p)
+		lines = append(lines, v.line)
+	}
+	return out, lines, nil
+}
+
+// description is the Body (HTML) of a row as it is, untrimmed.
+func (c *shopifyColumns) description(row []string) string {
+	if c.body < 0 {
+		return ""
+	}
+	return row[c.body]
+}
+
+// active reads Status (active, draft or archived) or, when the file has
+// no Status, Published (TRUE or FALSE); nil when neither says.
+func (c *shopifyColumns) active(first shopifyRow) (*bool, error) {
+	yes, no := true, false
+	if s := strings.ToLower(cell(first.cells, c.status)); s != "" {
+		switch s {
+		case "active":
+			return &yes, nil
+		case "draft", "archived":
+			return &no, nil
+		}
+		return nil, &Error{Path: colStatus, Line: first.line, Msg: fmt.Sprintf("want active, draft or archived, got %q", cell(first.cells, c.status))}
+	}
+	if s := strings.ToLower(cell(first.cells, c.published)); s != "" {
+		switch s {
+		case "true":
+			return &yes, nil
+		case "false":
+			return &no, nil
+		}
+		return nil, &Error{Path: colPublished, Line: first.line, Msg: fmt.Sprintf("want TRUE or FALSE, got %q", cell(first.cells, c.published))}
+	}
+	return nil, nil
+}
+
+// options are a variant's option values as attributes named by the
+// product's option names (Shopify's "Title: Default Title" is none).
+func (c *shopifyColumns) options(row []string, names [3]string) []Attribute {
+	var out []Attribute
+	for i, name := range names {
+		value := cell(row, c.optionValue[i])
+		if name == "" || value == "" || (name == defaultOption && value == defaultValue) {
+			continue
+		}
+		out = append(out, Attribute{Attribute: name, Detail: value})
+	}
+	return out
+}
+
+// metafieldAttributes are the product's metafields (values, from its first
+// row) as attributes, named by
+// their labels, or by NS.KEY where a label is not unique or names an option.
+func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string) []Attribute {
+	var out []Attribute
+	for k, m := range c.metafields {
+		value := strings.TrimSpace(values[k])
+		if value == "" {
+			continue
+		}
+		name := m.label
+		if m.byKey || name == options[0] || name == options[1] || name == options[2] {
+			name = m.key
+		}
+		out = append(out, Attribute{Attribute: name, Detail: value})
+	}
+	return out
+}
+
+// categories are the Product Category and the Type, where present.
+func (c *shopifyColumns) categories(row []string) []string {
+	var out []string
+	for _, i := range []int{c.category, c.typ} {
+		if v := cell(row, i); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// withImage is images with a variant's own image added at the end, unless
+// it is one of them.
+func withImage(images []string, own string) []string {
+	if own == "" || contains(images, own) {
+		return images
+	}
+	return append(images[:len(images):len(images)], own)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// shopifyFields name, for each field of the catalog format, the Shopify
+// columns it is read from.
+var shopifyFields = map[string]string{
+	"sku": colSKU, "externalId": colHandle + " and " + colSKU, "gtin": colBarcode, "name": colTitle,
+	"slug": colHandle, "description": colBody, "brand": colVendor, "attributes": "options and metafields",
+	"categories": colCategory + " and " + colType, "images": colImage + " and " + colVariantImage,
+	"variantMaster": colSKU + " of the handle's first variant", "variantAttributes": "Option1..3 Name",
+}
+
+// shopifyColumnOf renders an error's path in the catalog format
+// ("products[12].name") as the Shopify column it comes from ("Title").
+func shopifyColumnOf(path string) string {
+	rest, ok := strings.CutPrefix(path, "products[")
+	if !ok {
+		return path
+	}
+	_, field, ok := strings.Cut(rest, "].")
+	if !ok {
+		return path
+	}
+	name := field
+	if i := strings.IndexAny(name, ".["); i >= 0 {
+		name = name[:i]
+	}
+	if col, ok := shopifyFields[name]; ok {
+		return col
+	}
+	return path
+}
