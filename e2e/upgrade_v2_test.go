@@ -38,8 +38,7 @@ type v2Folder struct {
 	batches              []v2Batch
 	accepted, rejected   int64 // decided by a reviewer
 	superseded, pending  int64 // superseded by the same client; left pending
-	pendingB             int64 // of organization B, which requires reasons
-	orgB                 int64
+	orgB, pendingB       int64 // organization B, which requires reasons, and a pending revision of it
 	okHook, failingHook  int64 // subscriptions of vendor A
 	failingSecret        string
 	failingDeliveries    []string // pending when Version 2 stopped
@@ -56,6 +55,11 @@ type v2Folder struct {
 // settings, a reviewer), then starts this release on it: everything read
 // through the API is as before or only extended, keys, idempotent replays,
 // final decisions, the change feed's cursors and pending deliveries carry on.
+//
+// No revision is expired: Version 2 expires a revision only whole days
+// (proposalTtlDays, at least 1) after it was created, and no API sets that
+// time (its own tests write the state into the database), so superseded
+// revisions are the folder's only ones closed by the service.
 func TestUpgradeFromVersion2(t *testing.T) {
 	t.Setenv("ENRICHMENT_WEBHOOK_ALLOW_PRIVATE", "1")
 	t.Setenv("ENRICHMENT_WEBHOOK_BACKOFF", "5s")
@@ -87,11 +91,10 @@ func TestUpgradeFromVersion2(t *testing.T) {
 		t.Errorf("the change feed after the upgrade, from the cursor taken before it: %v, want nothing new", items)
 	}
 
-	if status, _ := get(api+"/attribute-templates", v.rotatedOut); status != 200 {
-		t.Errorf("a rotated-out key in its grace period: %d after the upgrade", status)
-	}
-	if status, _ := get(api+"/attribute-templates", v.revoked); status != 401 {
-		t.Errorf("a revoked key: %d after the upgrade, want 401", status)
+	for name, key := range map[string]string{"a rotated-out key in its grace period": v.rotatedOut, "a revoked key": v.revoked} {
+		if status, _ := get(api+"/attribute-templates", key); status != map[bool]int{true: 401, false: 200}[key == v.revoked] {
+			t.Errorf("%s: %d after the upgrade", name, status)
+		}
 	}
 	for _, b := range v.batches {
 		replay := send(http.MethodPost, api+"/products/submissions", b.key, b.body)
@@ -145,25 +148,22 @@ func TestUpgradeFromVersion2(t *testing.T) {
 	}
 
 	ws := &webhookService{srv: srv, key: v.keyA}
+	if ids := deliveryIDs(ws.deliveries(t, v.failingHook), ""); !slices.Equal(ids, v.failingDeliveries) {
+		t.Errorf("the deliveries pending before the upgrade: %v, after it: %v", v.failingDeliveries, ids)
+	}
 	got := failingReceiver.wait(t, v.failedAttempts+1, 60*time.Second)
 	t.Logf("the delivery pending since Version 2 made %s after this release started", got[len(got)-1].at.Sub(srv.started).Round(time.Millisecond))
 	verifySignature(t, v.failingSecret, got[len(got)-1])
 	if id := got[len(got)-1].header.Get("webhook-id"); !slices.Contains(v.failingDeliveries, id) {
 		t.Errorf("the delivery retried after the upgrade has id %q, want one of %v", id, v.failingDeliveries)
 	}
-	var ids []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		ids = deliveryIDs(ws.deliveries(t, v.failingHook), "delivered")
-		if len(ids) == len(v.failingDeliveries) {
-			break
-		}
-	}
-	if !slices.Equal(ids, v.failingDeliveries) {
+	if ids := waitDelivered(t, ws, v.failingHook, len(v.failingDeliveries)); !slices.Equal(ids, v.failingDeliveries) {
 		t.Errorf("deliveries pending before the upgrade: %v, delivered after it: %v", v.failingDeliveries, ids)
 	}
-	// this release's dispatcher delivers the acceptance made since
-	if got := okReceiver.wait(t, 6, 20*time.Second); field(decodeBody(t, got[5].body), "type") != "revision.accepted" {
-		t.Errorf("the first delivery after the upgrade: %s", got[5].body)
+	// this release's dispatcher delivers the acceptance made since, and
+	// nothing Version 2 delivered again
+	if got := okReceiver.wait(t, 6, 20*time.Second); len(got) != 6 || field(decodeBody(t, got[5].body), "type") != "revision.accepted" {
+		t.Errorf("the deliveries after the upgrade: %d, the last %s; want one acceptance", len(got)-5, got[len(got)-1].body)
 	}
 	srv.stop()
 	srv.checkNoSQLEcho()
@@ -181,7 +181,6 @@ func makeVersion2Folder(t *testing.T, old, dir string, okReceiver, failingReceiv
 	var orgA, orgB, keyA, keyB, revoked, rotated, rotatedNew created
 	oldCLI(t, old, dir, &orgA, "org", "create", "--name", "Alpha", "--json")
 	oldCLI(t, old, dir, &orgB, "org", "create", "--name", "Beta", "--json")
-	v.orgB = orgB.ID
 	catalogA := genCatalog(t, gen.Options{Products: 120, Templates: 3, Brands: 4, Seed: 21})
 	oldCLI(t, old, dir, nil, "import", "--org", fmt.Sprint(orgA.ID), writeTemp(t, "a.json", catalogA))
 	oldCLI(t, old, dir, nil, "import", "--org", fmt.Sprint(orgB.ID),
@@ -194,7 +193,7 @@ func makeVersion2Folder(t *testing.T, old, dir string, okReceiver, failingReceiv
 	oldCLI(t, old, dir, &rotated, "apikey", "create", "--org", fmt.Sprint(orgA.ID), "--scopes", scopes, "--json")
 	oldCLI(t, old, dir, &rotatedNew, "apikey", "rotate", fmt.Sprint(rotated.ID), "--grace", "24h", "--json")
 	oldCLI(t, old, dir, nil, "superuser", "upsert", v2SuperuserEmail, v2SuperuserPassword)
-	v.keyA, v.keyB, v.revoked, v.rotatedOut = keyA.Key, keyB.Key, revoked.Key, rotated.Key
+	v.orgB, v.keyA, v.keyB, v.revoked, v.rotatedOut = orgB.ID, keyA.Key, keyB.Key, revoked.Key, rotated.Key
 	v.keys = map[string]string{"A": keyA.Key, "B": keyB.Key, "A rotated": rotatedNew.Key}
 
 	srv := startServeOf(t, old, dir)
@@ -256,23 +255,16 @@ func makeVersion2Folder(t *testing.T, old, dir string, okReceiver, failingReceiv
 	decide(ids[6], `{"status":"rejected","reason":"inaccurate"}`)
 	okReceiver.wait(t, 5, 20*time.Second)
 	failingReceiver.wait(t, 1, 20*time.Second)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if len(deliveryIDs(ws.deliveries(t, v.okHook), "delivered")) == 5 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Version 2's deliveries: %v", ws.deliveries(t, v.okHook))
-		}
+	if delivered := waitDelivered(t, ws, v.okHook, 5); len(delivered) != 5 {
+		t.Fatalf("Version 2 delivered %v, want 5 deliveries", delivered)
 	}
 	v.failingDeliveries = deliveryIDs(ws.deliveries(t, v.failingHook), "pending")
 	if len(v.failingDeliveries) != 1 {
 		t.Fatalf("Version 2's failing deliveries: %v, want one pending", ws.deliveries(t, v.failingHook))
 	}
 
-	var first []any
-	first, v.midCursor = changePage(t, api, keyA.Key, "", 50)
+	_, v.midCursor, _ = readChanges(t, api, keyA.Key, "", 50)
 	v.afterMid, v.endCursor = followChanges(t, api, keyA.Key, v.midCursor, 50)
-	t.Logf("Version 2's change feed: %d changes", len(first)+len(v.afterMid))
 	reviewer := signIn(t, base, "reviewers", v2ReviewerEmail, v2ReviewerPassword)
 	v.before = snapshotV2(t, base, v, reviewer)
 	checkVersion2Folder(t, v, ids, again)
@@ -352,14 +344,6 @@ func snapshotV2(t *testing.T, base string, v *v2Folder, reviewerToken string) ap
 	return out
 }
 
-// changePage reads one page of the change feed after cursor (from the
-// start when empty) and returns its items and next cursor.
-func changePage(t *testing.T, api, key, cursor string, limit int) ([]any, string) {
-	t.Helper()
-	items, next, _ := readChanges(t, api, key, cursor, limit)
-	return items, next
-}
-
 // followChanges follows the change feed from cursor until hasMore is
 // false and returns the items and the last cursor.
 func followChanges(t *testing.T, api, key, cursor string, limit int) ([]any, string) {
@@ -374,6 +358,8 @@ func followChanges(t *testing.T, api, key, cursor string, limit int) ([]any, str
 	}
 }
 
+// readChanges reads one page of the change feed after cursor (from the
+// start when empty): its items, next cursor and hasMore.
 func readChanges(t *testing.T, api, key, cursor string, limit int) ([]any, string, bool) {
 	t.Helper()
 	url := fmt.Sprintf("%s/changes?limit=%d", api, limit)
@@ -391,15 +377,27 @@ func readChanges(t *testing.T, api, key, cursor string, limit int) ([]any, strin
 	return page.Items, page.Next, page.HasMore
 }
 
-// deliveryIDs lists the ids of a subscription's deliveries in status.
+// deliveryIDs lists the ids of a subscription's deliveries in status (any
+// when empty).
 func deliveryIDs(deliveries []map[string]any, status string) []string {
 	var ids []string
 	for _, d := range deliveries {
-		if d["status"] == status {
+		if status == "" || d["status"] == status {
 			ids = append(ids, fmt.Sprint(d["id"]))
 		}
 	}
 	slices.Sort(ids)
+	return ids
+}
+
+// waitDelivered waits up to 10 s until a subscription has n deliveries
+// delivered and returns their ids.
+func waitDelivered(t *testing.T, ws *webhookService, hook int64, n int) []string {
+	t.Helper()
+	var ids []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(ids) < n; time.Sleep(50 * time.Millisecond) {
+		ids = deliveryIDs(ws.deliveries(t, hook), "delivered")
+	}
 	return ids
 }
 
