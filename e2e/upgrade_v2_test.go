@@ -32,7 +32,7 @@ type v2Batch struct {
 // checks it after the upgrade.
 type v2Folder struct {
 	keys                 map[string]string // the snapshot's vendors by name
-	keyA, keyB           string
+	keyA                 string
 	revoked, rotatedOut  string // revoked; replaced by a rotation, in its grace period
 	skusA                []string
 	batches              []v2Batch
@@ -193,7 +193,7 @@ func makeVersion2Folder(t *testing.T, old, dir string, okReceiver, failingReceiv
 	oldCLI(t, old, dir, &rotated, "apikey", "create", "--org", fmt.Sprint(orgA.ID), "--scopes", scopes, "--json")
 	oldCLI(t, old, dir, &rotatedNew, "apikey", "rotate", fmt.Sprint(rotated.ID), "--grace", "24h", "--json")
 	oldCLI(t, old, dir, nil, "superuser", "upsert", v2SuperuserEmail, v2SuperuserPassword)
-	v.orgB, v.keyA, v.keyB, v.revoked, v.rotatedOut = orgB.ID, keyA.Key, keyB.Key, revoked.Key, rotated.Key
+	v.orgB, v.keyA, v.revoked, v.rotatedOut = orgB.ID, keyA.Key, revoked.Key, rotated.Key
 	v.keys = map[string]string{"A": keyA.Key, "B": keyB.Key, "A rotated": rotatedNew.Key}
 
 	srv := startServeOf(t, old, dir)
@@ -403,13 +403,13 @@ func waitDelivered(t *testing.T, ws *webhookService, hook int64, n int) []string
 
 // field is a JSON object's member as text ("" when absent or null).
 func field(v any, name string) string {
-	m, _ := v.(map[string]any)
-	if m[name] == nil {
-		return ""
+	if m, _ := v.(map[string]any); m[name] != nil {
+		return fmt.Sprint(m[name])
 	}
-	return fmt.Sprint(m[name])
+	return ""
 }
 
+// decodeBody is a JSON body decoded; a body that is not JSON fails the test.
 func decodeBody(t *testing.T, body []byte) any {
 	t.Helper()
 	var v any
