@@ -17,10 +17,16 @@ import (
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
 )
 
-// previousRelease is the commit of the release before this one (Version 1).
-// Its binary, built from the repository's history, makes the data folder
+// The releases before this one, as commits of this repository. Their
+// binaries, built from the repository's history, make the data folders
 // that this release must upgrade by simply starting.
-const previousRelease = "f99acae2634d135bafe92feb1c1a8cf812e8e4b7"
+const (
+	// version1Release is Version 1, the first release.
+	version1Release = "f99acae2634d135bafe92feb1c1a8cf812e8e4b7"
+	// version2Release is Version 2 (the review loop closes, webhooks, the
+	// change feed), the last commit before Version 3's work.
+	version2Release = "c00ac232525e2da46c0faf5f4d624962318210ea"
+)
 
 // buildRelease builds the binary of a commit of this repository into the
 // test's temporary folder.
@@ -154,7 +160,7 @@ func describeLen(v any) string {
 // key), then starts this release on it: everything read through the API
 // is as before, every key works as before, and decisions stay final.
 func TestUpgradeFromPreviousRelease(t *testing.T) {
-	old := buildRelease(t, previousRelease)
+	old := buildRelease(t, version1Release)
 	dir := t.TempDir()
 
 	catalogFile := func(name string, opt gen.Options) string {
