@@ -12,7 +12,9 @@ import (
 // every attempt: msg_ and at least 26 time-ordered random characters
 // (store.NewMessageID), unique across instances and restores, where the
 // delivery's number was only unique in one data folder. Deliveries made
-// before get msg_ and 32 random hexadecimal characters.
+// before that were never attempted get msg_ and 32 random hexadecimal
+// characters; those already attempted keep the number their receivers saw
+// as webhook-id, so that every retry of a delivery carries the same id.
 func init() {
 	m.Register(addMessageIDs, func(app core.App) error {
 		c, err := app.FindCollectionByNameOrId(schema.WebhookDeliveries)
@@ -30,7 +32,7 @@ func addMessageIDs(app core.App) error {
 		return fmt.Errorf("find %s: %w", schema.WebhookDeliveries, err)
 	}
 	if c.Fields.GetByName("messageId") == nil {
-		c.Fields.Add(&core.TextField{Name: "messageId", Max: 100, Pattern: `^msg_[0-9A-Za-z]{26,}$`,
+		c.Fields.Add(&core.TextField{Name: "messageId", Max: 100, Pattern: `^(msg_[0-9A-Za-z]{26,}|[1-9][0-9]*)$`,
 			AutogeneratePattern: `msg_[0-9A-HJKMNP-TV-Z]{26}`,
 			Help:                "The webhook-id header of every attempt of this delivery."})
 		if err := app.Save(c); err != nil {
@@ -38,7 +40,8 @@ func addMessageIDs(app core.App) error {
 		}
 	}
 	_, err = app.DB().NewQuery(`UPDATE {{` + schema.WebhookDeliveries + `}}
-		SET [[messageId]] = 'msg_' || upper(hex(randomblob(16))) WHERE [[messageId]] = '' OR [[messageId]] IS NULL`).Execute()
+		SET [[messageId]] = CASE WHEN [[attempts]] > 0 THEN [[id]] ELSE 'msg_' || upper(hex(randomblob(16))) END
+		WHERE [[messageId]] = '' OR [[messageId]] IS NULL`).Execute()
 	if err != nil {
 		return fmt.Errorf("give the existing webhook deliveries a message id: %w", err)
 	}

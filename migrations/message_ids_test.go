@@ -13,8 +13,9 @@ import (
 
 // TestWebhookMessageIDsMigrated: deliveries made before message ids existed
 // get one each when the server starts (msg_ and 32 random hexadecimal
-// characters, all different), and new deliveries get msg_ and 26
-// time-ordered characters.
+// characters, all different), but for those already attempted, which keep
+// their number, the webhook-id their receivers saw; new deliveries get msg_
+// and 26 time-ordered characters.
 func TestWebhookMessageIDsMigrated(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
@@ -53,8 +54,15 @@ func TestWebhookMessageIDsMigrated(t *testing.T) {
 	}
 	checkIDs("new deliveries", regexp.MustCompile(`^msg_[0-9A-Z]{26}$`))
 
-	// as an earlier release left them: no message id
+	// as an earlier release left them: no message id, one attempted already
 	if _, err := app.DB().Update(schema.WebhookDeliveries, dbx.Params{"messageId": ""}, nil).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var attempted string
+	if err := app.DB().Select("MAX(CAST(id AS INTEGER))").From(schema.WebhookDeliveries).Row(&attempted); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB().Update(schema.WebhookDeliveries, dbx.Params{"attempts": 1}, dbx.HashExp{"id": attempted}).Execute(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := app.DB().Delete("_migrations", dbx.HashExp{"file": "1795274010_webhook_message_ids.go"}).Execute(); err != nil {
@@ -63,5 +71,8 @@ func TestWebhookMessageIDsMigrated(t *testing.T) {
 	if err := app.RunAllMigrations(); err != nil {
 		t.Fatal(fmt.Errorf("run the migrations again: %w", err))
 	}
-	checkIDs("deliveries of an earlier release", regexp.MustCompile(`^msg_[0-9A-F]{32}$`))
+	checkIDs("deliveries of an earlier release", regexp.MustCompile(`^(msg_[0-9A-F]{32}|`+attempted+`)$`))
+	if got := ids(); got[len(got)-1] != attempted {
+		t.Errorf("the attempted delivery %s has message id %q, want its number", attempted, got[len(got)-1])
+	}
 }
