@@ -103,6 +103,9 @@ const (
 	IdxProductsExport        = "idx_products_export"
 	IdxProductsSKU           = "idx_products_sku"
 	IdxProductsVariantMaster = "idx_products_variant_master"
+	// an organization's products by slug (partial: slug != ''), for the
+	// check of a slug another product has
+	IdxProductsSlug = "idx_products_slug"
 	// a revision's product (every status)
 	IdxRevisionsProduct = "idx_revisions_product"
 	// a client's pending revisions by product, with the confidence and band
