@@ -71,7 +71,7 @@ func registerRevisions(app core.App) {
 				// the metric counters and the vendor's webhook events, in the
 				// decision's transaction
 				st, org, r := store.New(txApp), enrichment.Org(e.Record.GetString("organization")), e.Record
-				err = st.RecordDecision(org, r.GetString("apiClient"), r.GetDateTime("created"), r.GetString("confidenceBand"),
+				err = st.RecordDecision(org, r.GetString("apiClient"), []byte(r.GetString("model")), r.GetDateTime("created"), r.GetString("confidenceBand"),
 					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
 				if err != nil {
 					return err

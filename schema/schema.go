@@ -44,6 +44,9 @@ const (
 	// and reason, over all time, per month and per day
 	// (store/metric_counts.go).
 	MetricCountsTable = "_enrichment_metric_counts"
+	// ModelCountsTable holds the same counters per model name and version,
+	// for the revisions submitted with a model (store/metric_counts.go).
+	ModelCountsTable = "_enrichment_model_counts"
 	// AcceptedValuesTable remembers, per product and field (per attribute
 	// name for attributes), the value an accepted revision set and the value
 	// the product had before, so that a catalog import can tell a stale feed
@@ -63,6 +66,9 @@ const (
 
 // MetricCountsOrgTrigger empties the metric counters with their organization.
 const MetricCountsOrgTrigger = "enrichment_metric_counts_organization_delete"
+
+// ModelCountsOrgTrigger empties the model counters with their organization.
+const ModelCountsOrgTrigger = "enrichment_model_counts_organization_delete"
 
 // ChangeTriggers write the change feed for product updates and deletions
 // (and empty it with its organization). Inserts are written by the import

@@ -32,10 +32,18 @@ type metricsCount struct {
 // and from the revisions' indexes for its partial hours at the edges. Its
 // cost does not grow with the revisions: at most about a hundred bucket
 // rows, and the index entries of two hours.
-func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (enrichment.AcceptanceMetrics, error) {
+//
+// With a filter, every figure counts only the proposals of that model (the
+// model counters, and the same indexes at the edges); byModel lists the
+// model versions within the filter, from the same buckets.
+func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
-	if err := s.countWindow(org, client, w, &m); err != nil {
+	if err := s.countWindow(org, client, w, f, &m); err != nil {
 		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics of client %d of organization %s: %w", client, org, err)
+	}
+	var err error
+	if m.ByModel, err = s.byModel(org, client, w, f); err != nil {
+		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics by model of client %d of organization %s: %w", client, org, err)
 	}
 	m.Finish()
 	return m, nil
@@ -47,10 +55,11 @@ var (
 	afterAll  = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// countWindow adds client's revisions within w to m.
-func (s *Store) countWindow(org enrichment.Org, client int64, w Window, m *enrichment.AcceptanceMetrics) error {
+// windowPlan splits w into the bucket ranges read from the counters and
+// the windows at its edges read from the revisions' indexes.
+func windowPlan(w Window) ([]bucketRange, []Window) {
 	if w.Since.IsZero() && w.Until.IsZero() {
-		return s.addCounters(org, client, []bucketRange{{span: spanAll}}, m)
+		return []bucketRange{{span: spanAll}}, nil
 	}
 	// the whole hours inside (since, until): from the first hour that starts
 	// after since to the last that ends by until
@@ -62,20 +71,31 @@ func (s *Store) countWindow(org enrichment.Org, client int64, w Window, m *enric
 		last = bucketStart(spanHour, w.Until)
 	}
 	if !first.Before(last) { // no whole hour: at most two hours of index entries
-		return s.addIndexed(org, client, w, m)
+		return nil, []Window{w}
 	}
+	var edges []Window
 	if !w.Since.IsZero() {
-		if err := s.addIndexed(org, client, Window{Since: w.Since, Until: first}, m); err != nil {
-			return err
-		}
+		edges = append(edges, Window{Since: w.Since, Until: first})
 	}
 	if !w.Until.IsZero() {
 		// note: since is strict, and times have millisecond precision
-		if err := s.addIndexed(org, client, Window{Since: last.Add(-time.Millisecond), Until: w.Until}, m); err != nil {
+		edges = append(edges, Window{Since: last.Add(-time.Millisecond), Until: w.Until})
+	}
+	return cover(first, last, spanMonth), edges
+}
+
+// countWindow adds client's revisions within w (of the filter's model) to m.
+func (s *Store) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) error {
+	ranges, edges := windowPlan(w)
+	for _, e := range edges {
+		if err := s.addIndexed(org, client, e, f, m); err != nil {
 			return err
 		}
 	}
-	return s.addCounters(org, client, cover(first, last, spanMonth), m)
+	if len(ranges) == 0 {
+		return nil
+	}
+	return s.addCounters(org, client, ranges, f, m)
 }
 
 // bucketRange is the buckets of one span whose start is in [from, to).
@@ -110,19 +130,16 @@ func cover(from, to time.Time, span string) []bucketRange {
 // addCounters adds client's counters of the bucket ranges to m, read in one
 // statement: a UNION ALL of one range seek per span on the primary key (an
 // OR of the ranges would make SQLite read every bucket of the client).
-func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, m *enrichment.AcceptanceMetrics) error {
+func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) error {
 	params := dbx.Params{"org": string(org), "client": FormatID(client)}
 	names := counterNames("")
+	table, filter := schema.MetricCountsTable, ""
+	if f.active() {
+		table, filter = schema.ModelCountsTable, f.counterSQL(params)
+	}
 	parts := make([]string, len(ranges))
 	for i, r := range ranges {
-		n := strconv.Itoa(i)
-		params["span"+n] = r.span
-		parts[i] = "SELECT " + strings.Join(names, ", ") + " FROM " + schema.MetricCountsTable +
-			" WHERE [[organization]] = {:org} AND [[client]] = {:client} AND [[span]] = {:span" + n + "}"
-		if r.span != spanAll {
-			params["from"+n], params["to"+n] = FormatTime(r.from), FormatTime(r.to)
-			parts[i] += " AND [[start]] >= {:from" + n + "} AND [[start]] < {:to" + n + "}"
-		}
+		parts[i] = "SELECT " + strings.Join(names, ", ") + " FROM " + table + rangeSQL(i, r, params) + filter
 	}
 	sums := make([]string, len(names))
 	for i, n := range names {
@@ -139,8 +156,8 @@ func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRan
 }
 
 // addIndexed counts client's revisions within w from the indexes, into m.
-func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, m *enrichment.AcceptanceMetrics) error {
-	groups, err := s.metricsCounts(org, client, w)
+func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) error {
+	groups, err := s.metricsCounts(org, client, w, f)
 	if err != nil {
 		return err
 	}
@@ -208,7 +225,10 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 //     window into one range seek on reviewedAt per group;
 //   - pending: a plain count, by created;
 //   - superseded and expired: a count per status, by closedAt.
-func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]metricsCount, error) {
+//
+// With a filter, each part also reads the model of every revision it
+// counts: the records of the edges, not only their index entries.
+func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f ModelFilter) ([]metricsCount, error) {
 	params := dbx.Params{"org": string(org), "pending": enrichment.StatusPending}
 	// note: confidenceBand and reason are select fields, so these are all
 	// their values
@@ -240,7 +260,7 @@ func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]met
 		closed = append(closed, "[[closedAt]] < {:until}")
 	}
 	params["client"] = FormatID(client)
-	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND "
+	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND " + f.revisionSQL(params)
 	sql := "SELECT [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]]" +
 		tenant + strings.Join(decided, " AND ") + " GROUP BY [[status]], [[confidenceBand]], [[reason]]" +
 		" UNION ALL SELECT {:pending}, '', '', COUNT(*)" + tenant + strings.Join(pending, " AND ") +

@@ -199,7 +199,8 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	created := make([]*proposalState, len(rows))
 	products := make([]string, len(rows))
 	for n, r := range rows {
-		created[n] = &proposalState{id: first + int64(n), product: r.product, fields: r.fields, status: enrichment.StatusPending}
+		created[n] = &proposalState{id: first + int64(n), product: r.product, fields: r.fields, status: enrichment.StatusPending,
+			model: modelKey{r.modelName, r.modelVersion}}
 		products[n] = r.product
 	}
 	older, err := s.pendingProposals(org, client, unique(products))
@@ -241,11 +242,11 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	deltas := metricDeltas{}
 	var superseded []int64
 	for _, c := range created {
-		deltas.add(who, now, c.status, "", "", 1)
+		deltas.add(who, c.model, now, c.status, "", "", 1)
 	}
 	for _, o := range older {
 		if o.status == enrichment.StatusSuperseded {
-			deltas.move(who, o.created, now, o.status, "", "")
+			deltas.move(who, o.model, o.created, now, o.status, "", "")
 		}
 	}
 	for _, p := range slices.Concat(older, created) {

@@ -32,6 +32,7 @@ type proposalState struct {
 	status       string   // pending or superseded
 	supersededBy int64
 	changed      bool // an older revision the batch changed, to write back
+	model        modelKey
 }
 
 // supersede applies each new revision, in id order, to the pending ones
@@ -84,12 +85,13 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 		Product    string         `db:"product"`
 		Proposed   []byte         `db:"proposed"`
 		Superseded []byte         `db:"supersededFields"`
+		Model      []byte         `db:"model"`
 	}
 	// note: the index is named because without statistics of revisions
 	// SQLite prefers (organization, status) and walks every pending revision
 	// of the organization (23 ms instead of 6 for a batch of 1000); the
 	// literal 'pending' is what lets it use the partial index at all
-	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]]
+	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]], [[model]]
 		FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
 		AND ` + inList("product", "products") + `
@@ -102,7 +104,7 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	out := make([]*proposalState, len(rows))
 	for i, r := range rows {
 		out[i] = &proposalState{id: ParseID(r.ID), created: r.Created.Time(), product: r.Product, fields: proposedNames(r.Proposed),
-			superseded: decodeStrings(r.Superseded), status: enrichment.StatusPending}
+			superseded: decodeStrings(r.Superseded), status: enrichment.StatusPending, model: storedModel(r.Model)}
 	}
 	return out, nil
 }
