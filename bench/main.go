@@ -240,7 +240,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		tg.SubmitKeys[name] = k.Key
 	}
 
-	if cfg.Revisions > 0 && (cfg.runs("metrics-history") || cfg.runs("metrics-history-window")) {
+	if cfg.Revisions > 0 && (cfg.runs("metrics-history") || cfg.runs("metrics-history-window") || cfg.runs("metrics-history-model")) {
 		var k struct {
 			ID  int64  `json:"id"`
 			Key string `json:"key"`
