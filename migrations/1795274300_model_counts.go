@@ -13,7 +13,10 @@ import (
 // revisions submitted with a model, so that acceptance-rate's model filters
 // and byModel read bucket rows rather than revisions. The key puts the
 // bucket before the model: a window's buckets are range seeks, each holding
-// the few model versions the client used then.
+// the few model versions the client used then. The decided revisions that
+// name a model get an index with the model (a short JSON object), so that
+// byModel reads the edges of a window from index entries alone; it is
+// written when a revision is decided, never when one is submitted.
 func init() {
 	decided := `status IN ('accepted', 'rejected')`
 	counters := [][2]string{
@@ -68,8 +71,28 @@ func init() {
 				SELECT organization, apiClient, '`+span+`', `+start+`, model ->> '$.name', model ->> '$.version', `+strings.Join(sums, ", ")+`
 				FROM revisions WHERE json_type(model) = 'object' GROUP BY 1, 2, 3, 4, 5, 6`)
 		}
-		return execAll(app, statements)
+		if err := execAll(app, statements); err != nil {
+			return err
+		}
+		revisions, err := app.FindCollectionByNameOrId(schema.Revisions)
+		if err != nil {
+			return err
+		}
+		// note: the model itself, not expressions of it: SQLite reads an
+		// expression from an index only when the column is there too
+		revisions.AddIndex(schema.IdxRevisionsDecidedModel, false,
+			"organization, apiClient, status, confidenceBand, reason, reviewedAt, model",
+			"status IN ('accepted', 'rejected') AND json_type(model) = 'object'")
+		return app.Save(revisions)
 	}, func(app core.App) error {
+		revisions, err := app.FindCollectionByNameOrId(schema.Revisions)
+		if err != nil {
+			return err
+		}
+		revisions.RemoveIndex(schema.IdxRevisionsDecidedModel)
+		if err := app.Save(revisions); err != nil {
+			return err
+		}
 		return execAll(app, []string{
 			"DROP TRIGGER IF EXISTS " + schema.ModelCountsOrgTrigger,
 			"DROP TABLE IF EXISTS " + schema.ModelCountsTable,

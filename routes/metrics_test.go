@@ -102,7 +102,7 @@ func metrics(c counts) string {
 		}
 		fmt.Fprintf(&b, `{"reason":%q,"count":%d}`, reason, c.reasons[reason])
 	}
-	b.WriteString("]}")
+	b.WriteString(`],"byModel":[]}`) // note: the seeded revisions name no model
 	return b.String()
 }
 
@@ -241,7 +241,7 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 					`{"band":"0-49","reviewed":0,"accepted":0,"acceptanceRate":0},{"band":"50-79","reviewed":0,"accepted":0,"acceptanceRate":0},` +
 					`{"band":"80-100","reviewed":0,"accepted":0,"acceptanceRate":0}],"superseded":0,"expired":0,"byReason":[` +
 					`{"reason":"inaccurate","count":0},{"reason":"low_quality","count":0},{"reason":"off_brand","count":0},` +
-					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}]}`
+					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],"byModel":[]}`
 				if got := strings.TrimSpace(string(body)); got != want {
 					t.Errorf("got %s\nwant %s", got, want)
 				}
@@ -250,24 +250,29 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 	})
 }
 
-// TestAcceptanceRatePlan checks that the metrics read the counters by range
-// seeks on their primary key and the revisions of a window's edges from the
-// covering indexes, without reading revision records and without sorting,
-// whichever bounds the window has.
+// TestAcceptanceRatePlan checks that the metrics read the counters (the
+// client's, and the models' for byModel) by range seeks on their primary
+// key and the revisions of a window's edges from the covering indexes,
+// without reading revision records and without sorting (but byModel's
+// grouping of its rows by model version), whichever bounds the window has.
 func TestAcceptanceRatePlan(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	seedMetrics(t, app, f)
 	h := handler(t, app)
-	var counterSQL, edgeSQL []string
+	var counterSQL, edgeSQL, modelSQL, modelEdgeSQL []string
 	db := app.ConcurrentDB().(*dbx.DB)
 	db.QueryLogFunc = func(_ context.Context, _ time.Duration, q string, _ *sql.Rows, _ error) {
 		switch {
 		case strings.Contains(q, schema.MetricCountsTable):
 			counterSQL = append(counterSQL, q)
+		case strings.Contains(q, schema.ModelCountsTable):
+			modelSQL = append(modelSQL, q)
 		case strings.Contains(q, "UNION ALL"):
 			edgeSQL = append(edgeSQL, q)
+		case strings.Contains(q, "'$.version'"):
+			modelEdgeSQL = append(modelEdgeSQL, q)
 		}
 	}
 	for _, query := range []string{"", "?since=2024-06-01T00:30:00Z", "?since=0&until=2024-07-01T00:00:00.5Z"} {
@@ -276,10 +281,13 @@ func TestAcceptanceRatePlan(t *testing.T) {
 		}
 	}
 	db.QueryLogFunc = nil
-	if len(counterSQL) != 3 || len(edgeSQL) != 3 {
-		t.Fatalf("captured %d counter and %d edge queries, want 3 and 3", len(counterSQL), len(edgeSQL))
+	if len(counterSQL) != 3 || len(edgeSQL) != 3 || len(modelSQL) != 3 || len(modelEdgeSQL) != 3 {
+		t.Fatalf("captured %d counter, %d edge, %d model counter and %d model edge queries, want 3 of each",
+			len(counterSQL), len(edgeSQL), len(modelSQL), len(modelEdgeSQL))
 	}
+	// note: byModel groups its few rows by model version, and may sort them
 	plan := func(q string) []string {
+		grouped := strings.Contains(q, "[[version]]")
 		var rows []struct {
 			Detail string `db:"detail"`
 		}
@@ -288,7 +296,7 @@ func TestAcceptanceRatePlan(t *testing.T) {
 		}
 		var lines []string
 		for _, r := range rows {
-			if strings.Contains(r.Detail, "TEMP B-TREE") {
+			if strings.Contains(r.Detail, "TEMP B-TREE") && !(grouped && r.Detail == "USE TEMP B-TREE FOR GROUP BY") {
 				t.Errorf("the metrics sort their rows: %q", r.Detail)
 			}
 			lines = append(lines, r.Detail)
@@ -296,11 +304,18 @@ func TestAcceptanceRatePlan(t *testing.T) {
 		t.Logf("%s\n%s", q, strings.Join(lines, "\n"))
 		return lines
 	}
-	for _, q := range counterSQL {
+	for _, q := range append(counterSQL, modelSQL...) {
 		for _, line := range plan(q) {
-			if strings.Contains(line, schema.MetricCountsTable) &&
+			if (strings.Contains(line, schema.MetricCountsTable) || strings.Contains(line, schema.ModelCountsTable)) &&
 				!strings.Contains(line, "USING PRIMARY KEY (organization=? AND client=? AND span=?") {
 				t.Errorf("counters not read by a seek on their span: %q", line)
+			}
+		}
+	}
+	for _, q := range modelEdgeSQL {
+		for _, line := range plan(q) {
+			if strings.Contains(line, "revisions") && !strings.Contains(line, "USING COVERING INDEX "+schema.IdxRevisionsDecidedModel) {
+				t.Errorf("decided revisions by model not read from their covering index: %q", line)
 			}
 		}
 	}

@@ -117,6 +117,9 @@ const (
 	// a client's pending revisions by product, with the confidence and band
 	// the reviewers' queue sorts and counts on (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
+	// a client's decided revisions that name a model, with the model
+	// (partial: accepted and rejected, with a model)
+	IdxRevisionsDecidedModel = "idx_revisions_decided_model"
 	// an organization's decided revisions by client, with their confidence
 	// (partial: accepted and rejected)
 	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"

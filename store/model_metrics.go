@@ -111,8 +111,10 @@ func (s *Store) byModel(org enrichment.Org, client int64, w Window, f ModelFilte
 }
 
 // indexedByModel counts client's decided revisions within w by model,
-// version and status from the revisions (the edges of a window): the index
-// of decided revisions gives the window, each record its model.
+// version and status from the revisions (the edges of a window), from the
+// entries of the index of decided revisions with a model
+// (migrations/1795274300_model_counts.go): every band and reason value is
+// listed, so the window is a range seek on reviewedAt per group.
 func (s *Store) indexedByModel(org enrichment.Org, client int64, w Window, f ModelFilter) ([]modelCount, error) {
 	params := dbx.Params{"org": string(org), "client": FormatID(client)}
 	where := []string{"[[organization]] = {:org}", "[[apiClient]] = {:client}", "[[status]] IN ('accepted', 'rejected')",
