@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The checks a submitted item passes before a reviewer sees it
@@ -31,6 +32,12 @@ const (
 	IssueUnchanged     = "unchanged"       // warning: the value is the product's current one, dropped
 	IssueInvalidSource = "invalid_source"  // warning: a source that breaks the rules, dropped
 )
+
+// MaxIssuesPerItem bounds the issues listed for one item (the first ones,
+// in field order): an item of thousands of attributes must not answer, or
+// store, an issue for each. What an error drops is in ignoredFields all the
+// same.
+const MaxIssuesPerItem = 50
 
 // IssueCodes lists every issue code, in the order they are documented.
 var IssueCodes = []string{IssueNotANumber, IssueUnitRemoved, IssueNotABoolean, IssueNormalized, IssueRenamed,
@@ -209,7 +216,7 @@ func checkAttributes(p *Proposal, product CheckProduct) []Issue {
 		option, found := matchOption(a.Attribute, product.Options)
 		switch {
 		case !found:
-			issue(IssueNotInTemplate, SeverityWarning, "No option of the product's attribute template is called "+strconv.Quote(a.Attribute)+"; kept as a free-form attribute.")
+			issue(IssueNotInTemplate, SeverityWarning, "No option of the product's attribute template is called "+quoteShort(a.Attribute)+"; kept as a free-form attribute.")
 		case option.Name != a.Attribute:
 			issue(IssueRenamed, SeverityWarning, "Renamed to "+strconv.Quote(option.Name)+", as the template spells it, and linked to that option.")
 			p.renameSources(a.Attribute, option.Name)
@@ -232,7 +239,7 @@ func checkAttributes(p *Proposal, product CheckProduct) []Issue {
 			p.Ignored = append(p.Ignored, place)
 			continue
 		case IssueUnitRemoved:
-			issue(code, SeverityWarning, "Stored as "+strconv.Quote(a.Detail)+", without the unit.")
+			issue(code, SeverityWarning, "Stored as "+quoteShort(a.Detail)+", without the unit.")
 		case IssueNormalized:
 			issue(code, SeverityWarning, "Stored as "+strconv.Quote(a.Detail)+".")
 		}
@@ -250,6 +257,15 @@ func checkAttributes(p *Proposal, product CheckProduct) []Issue {
 		*p.Fields.Attributes, p.AttributePlaces = kept, places
 	}
 	return issues
+}
+
+// quoteShort quotes s for a message, cut after 100 characters: a message
+// stays short whatever was submitted.
+func quoteShort(s string) string {
+	if utf8.RuneCountInString(s) <= 100 {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(string([]rune(s)[:100]) + "…")
 }
 
 func unitHint(unit string) string {

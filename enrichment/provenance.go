@@ -17,6 +17,7 @@ const (
 	MaxSources         = 10   // sources of one item
 	MaxSourceURLLength = 2000 // a source's url
 	MaxQuoteLength     = 1000 // a source's quote
+	MaxSourceField     = 1000 // a source's field (attributes.NAME)
 )
 
 // Model names the model, and its version, that made a proposal.
@@ -42,7 +43,7 @@ type Source struct {
 // when nothing is.
 func SourceFault(s Source, fields Fields) string {
 	switch {
-	case !sourceField(s.Field, fields):
+	case utf8.RuneCountInString(s.Field) > MaxSourceField || !sourceField(s.Field, fields):
 		return "Its field is not one the item proposes."
 	case utf8.RuneCountInString(s.URL) > MaxSourceURLLength || !absoluteHTTP(s.URL):
 		return "Its url is not an absolute http or https URL of at most 2000 characters."

@@ -145,3 +145,28 @@ func TestOpenAPIIssueCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestSubmissionIssuesBounded: an item lists at most 50 issues, and a
+// message quotes at most 100 characters of what was sent.
+func TestSubmissionIssuesBounded(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	attrs := make([]string, 80)
+	for i := range attrs {
+		attrs[i] = fmt.Sprintf(`{"attribute":"Unknown %d %s","detail":"x"}`, i, strings.Repeat("n", 500))
+	}
+	res := request(h, http.MethodPost, submitURL+"?dryRun=true", f.A.Keys["both"],
+		`{"items":[{"sku":"SKU-1","attributes":[`+strings.Join(attrs, ",")+`]}]}`)
+	if res.Code != 200 {
+		t.Fatalf("%d %s", res.Code, res.Body)
+	}
+	r := decode[[]enrichment.SubmissionResult](t, res.Body.Bytes())[0]
+	if r.Status != "CREATED" || len(r.Issues) != enrichment.MaxIssuesPerItem || r.Issues[49].Field != "attributes.49" {
+		t.Fatalf("%s with %d issues", r.Status, len(r.Issues))
+	}
+	if n := len(r.Issues[0].Message); n > 250 {
+		t.Errorf("a message of %d bytes: %s", n, r.Issues[0].Message)
+	}
+}

@@ -62,6 +62,11 @@ func (s *Store) checkProposals(org enrichment.Org, proposals []enrichment.Propos
 		}
 		p.Issues = slices.Concat(p.Issues[:n], checked, p.Issues[n:])
 	}
+	for i := range proposals {
+		if p := &proposals[i]; len(p.Issues) > enrichment.MaxIssuesPerItem {
+			p.Issues = p.Issues[:enrichment.MaxIssuesPerItem]
+		}
+	}
 	return nil
 }
 
