@@ -1,8 +1,6 @@
 package routes
 
 import (
-	"bytes"
-	"encoding/json/v2"
 	"errors"
 	"net/http"
 
@@ -52,7 +50,7 @@ func submissionsCreate(e *core.RequestEvent) error {
 		defer claim.finish()
 		if claim.replay != nil {
 			e.Response.Header().Set(ReplayedHeader, "true")
-			return e.Blob(http.StatusOK, "application/json", withIssues(claim.replay))
+			return e.Blob(http.StatusOK, "application/json", claim.replay)
 		}
 		opts.ExternalID, opts.Idempotency = k.Key, k
 	}
@@ -65,24 +63,4 @@ func submissionsCreate(e *core.RequestEvent) error {
 		webhooks.Notify(e.App) // the batch may have superseded revisions
 	}
 	return e.JSON(http.StatusOK, results)
-}
-
-// withIssues is a stored response as it is answered again: one stored
-// before the checks existed gains "issues": [] on every result.
-func withIssues(stored []byte) []byte {
-	if bytes.Contains(stored, []byte(`"issues":`)) {
-		return stored
-	}
-	var results []enrichment.SubmissionResult
-	if err := json.Unmarshal(stored, &results); err != nil {
-		return stored
-	}
-	for i := range results {
-		results[i].Issues = []enrichment.Issue{}
-	}
-	body, err := json.Marshal(results)
-	if err != nil {
-		return stored
-	}
-	return body
 }
