@@ -6,10 +6,7 @@ import "github.com/catalog-enrichment/enrichment/enrichment"
 // the revisions alone, with no counter: what the counters must agree with.
 func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
-	if err := s.addIndexed(org, client, w, f, &m); err != nil {
-		return m, err
-	}
-	counts, err := s.indexedByModel(org, client, w, f)
+	counts, err := s.addIndexed(org, client, w, f, &m)
 	if err != nil {
 		return m, err
 	}

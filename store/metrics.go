@@ -18,12 +18,16 @@ type Window struct {
 	Since, Until time.Time
 }
 
-// metricsCount is one group of the metrics query.
+// metricsCount is one group of the metrics query: of the counts (Part
+// "count") or of the decided revisions by model ("model").
 type metricsCount struct {
-	Band   string `db:"band"`
-	Status string `db:"status"`
-	Reason string `db:"reason"`
-	N      int    `db:"n"`
+	Part    string `db:"part"`
+	Band    string `db:"band"`
+	Status  string `db:"status"`
+	Reason  string `db:"reason"`
+	N       int    `db:"n"`
+	Model   string `db:"mname"`
+	Version string `db:"mversion"`
 }
 
 // AcceptanceMetrics counts the revisions that API client submitted for org
@@ -34,17 +38,16 @@ type metricsCount struct {
 // rows, and the index entries of two hours.
 //
 // With a filter, every figure counts only the proposals of that model (the
-// model counters, and the same indexes at the edges); byModel lists the
-// model versions within the filter, from the same buckets.
+// model counters, and the same revisions at the edges). byModel is read in
+// the same statements as the rest: the model counters beside the client's,
+// and the decided revisions with a model beside the other edges.
 func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
-	if err := s.countWindow(org, client, w, f, &m); err != nil {
+	byModel, err := s.countWindow(org, client, w, f, &m)
+	if err != nil {
 		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics of client %d of organization %s: %w", client, org, err)
 	}
-	var err error
-	if m.ByModel, err = s.byModel(org, client, w, f); err != nil {
-		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics by model of client %d of organization %s: %w", client, org, err)
-	}
+	m.ByModel = modelMetrics(byModel)
 	m.Finish()
 	return m, nil
 }
@@ -84,18 +87,23 @@ func windowPlan(w Window) ([]bucketRange, []Window) {
 	return cover(first, last, spanMonth), edges
 }
 
-// countWindow adds client's revisions within w (of the filter's model) to m.
-func (s *Store) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) error {
+// countWindow adds client's revisions within w (of the filter's model) to m
+// and returns its decided ones by model version.
+func (s *Store) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	ranges, edges := windowPlan(w)
+	var byModel []modelCount
 	for _, e := range edges {
-		if err := s.addIndexed(org, client, e, f, m); err != nil {
-			return err
+		found, err := s.addIndexed(org, client, e, f, m)
+		if err != nil {
+			return nil, err
 		}
+		byModel = append(byModel, found...)
 	}
 	if len(ranges) == 0 {
-		return nil
+		return byModel, nil
 	}
-	return s.addCounters(org, client, ranges, f, m)
+	found, err := s.addCounters(org, client, ranges, f, m)
+	return append(byModel, found...), err
 }
 
 // bucketRange is the buckets of one span whose start is in [from, to).
@@ -127,46 +135,72 @@ func cover(from, to time.Time, span string) []bucketRange {
 	return append(append(cover(from, start, finer[span]), bucketRange{span, start, end}), cover(end, to, finer[span])...)
 }
 
-// addCounters adds client's counters of the bucket ranges to m, read in one
-// statement: a UNION ALL of one range seek per span on the primary key (an
-// OR of the ranges would make SQLite read every bucket of the client).
-func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) error {
+// addCounters adds client's counters of the bucket ranges to m and returns
+// the model counters' decided revisions by model version, read in one
+// statement: a UNION ALL of one range seek per span on the primary key of
+// each table (an OR of the ranges would make SQLite read every bucket of
+// the client), grouped by model version ("" for the client's counters).
+// With a filter only the model counters are read, and they make m too.
+func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	params := dbx.Params{"org": string(org), "client": FormatID(client)}
-	names := counterNames("")
-	table, filter := schema.MetricCountsTable, ""
-	if f.active() {
-		table, filter = schema.ModelCountsTable, f.counterSQL(params)
+	names := strings.Join(counterNames(""), ", ")
+	var parts []string
+	if !f.active() {
+		for i, r := range ranges {
+			parts = append(parts, "SELECT '' AS [[model]], '' AS [[version]], "+names+" FROM "+schema.MetricCountsTable+rangeSQL(i, r, params))
+		}
 	}
-	parts := make([]string, len(ranges))
+	filter := f.counterSQL(params)
 	for i, r := range ranges {
-		parts[i] = "SELECT " + strings.Join(names, ", ") + " FROM " + table + rangeSQL(i, r, params) + filter
+		parts = append(parts, "SELECT [[model]], [[version]], "+names+" FROM "+schema.ModelCountsTable+rangeSQL(i, r, params)+filter)
 	}
-	sums := make([]string, len(names))
-	for i, n := range names {
-		sums[i] = "COALESCE(SUM(" + n + "), 0)"
+	sums := make([]string, len(counterColumns))
+	for i, c := range counterColumns {
+		sums[i] = "SUM(" + c.name + ")"
 	}
-	c := newCounts()
-	err := s.db().NewQuery("SELECT " + strings.Join(sums, ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")").
-		Bind(params).Row(c.targets()...)
+	rows, err := s.db().NewQuery("SELECT [[model]], [[version]], " + strings.Join(sums, ", ") + " FROM (" +
+		strings.Join(parts, " UNION ALL ") + ") GROUP BY [[model]], [[version]]").Bind(params).Rows()
 	if err != nil {
-		return fmt.Errorf("read counters: %w", err)
+		return nil, fmt.Errorf("read counters: %w", err)
 	}
-	c.addTo(m)
-	return nil
+	defer rows.Close()
+	var byModel []modelCount
+	for rows.Next() {
+		var name, version string
+		c, err := scanCounts(rows, &name, &version)
+		if err != nil {
+			return nil, fmt.Errorf("read counters: %w", err)
+		}
+		if name == "" || f.active() {
+			c.addTo(m)
+		}
+		if name != "" {
+			byModel = append(byModel,
+				modelCount{Name: name, Version: version, Status: enrichment.StatusAccepted, N: c[counterIndex[enrichment.StatusAccepted]]},
+				modelCount{Name: name, Version: version, Status: enrichment.StatusRejected, N: c[counterIndex[enrichment.StatusRejected]]})
+		}
+	}
+	return byModel, rows.Err()
 }
 
-// addIndexed counts client's revisions within w from the indexes, into m.
-func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) error {
+// addIndexed counts client's revisions within w from the indexes, into m,
+// and returns the decided ones with a model by model version.
+func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	groups, err := s.metricsCounts(org, client, w, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := newCounts()
+	var byModel []modelCount
 	for _, g := range groups {
+		if g.Part == "model" {
+			byModel = append(byModel, modelCount{Name: g.Model, Version: g.Version, Status: g.Status, N: g.N})
+			continue
+		}
 		c.count(g.Status, g.Band, g.Reason, g.N)
 	}
 	c.addTo(m)
-	return nil
+	return byModel, nil
 }
 
 // Overview is the acceptance metrics of every API client of org that
@@ -224,10 +258,12 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 //     (no sort); listing every band and reason value, "" included, turns the
 //     window into one range seek on reviewedAt per group;
 //   - pending: a plain count, by created;
-//   - superseded and expired: a count per status, by closedAt.
+//   - superseded and expired: a count per status, by closedAt;
+//   - decided with a model: grouped by status and model version, for
+//     byModel, from the index of decided revisions with their model.
 //
-// With a filter, each part also reads the model of every revision it
-// counts: the records of the edges, not only their index entries.
+// With a filter, the first three parts also read the model of every
+// revision they count: the records of the edges, not only index entries.
 func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f ModelFilter) ([]metricsCount, error) {
 	params := dbx.Params{"org": string(org), "pending": enrichment.StatusPending}
 	// note: confidenceBand and reason are select fields, so these are all
@@ -261,10 +297,13 @@ func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f Mode
 	}
 	params["client"] = FormatID(client)
 	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND " + f.revisionSQL(params)
-	sql := "SELECT [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]]" +
+	none := ", '', ''"
+	sql := "SELECT 'count' AS [[part]], [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]], '' AS [[mname]], '' AS [[mversion]]" +
 		tenant + strings.Join(decided, " AND ") + " GROUP BY [[status]], [[confidenceBand]], [[reason]]" +
-		" UNION ALL SELECT {:pending}, '', '', COUNT(*)" + tenant + strings.Join(pending, " AND ") +
-		" UNION ALL SELECT [[status]], '', '', COUNT(*)" + tenant + strings.Join(closed, " AND ") + " GROUP BY [[status]]"
+		" UNION ALL SELECT 'count', {:pending}, '', '', COUNT(*)" + none + tenant + strings.Join(pending, " AND ") +
+		" UNION ALL SELECT 'count', [[status]], '', '', COUNT(*)" + none + tenant + strings.Join(closed, " AND ") + " GROUP BY [[status]]" +
+		" UNION ALL SELECT 'model', [[status]], '', '', COUNT(*), COALESCE([[model]] ->> '$.name', ''), COALESCE([[model]] ->> '$.version', '')" +
+		tenant + strings.Join(decided, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 2, 6, 7"
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
 		return nil, err
