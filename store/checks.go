@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -48,7 +51,7 @@ func (s *Store) checkProposals(org enrichment.Org, proposals []enrichment.Propos
 				c.SlugInUse = c.SlugInUse || id != product.ID
 			}
 		}
-		if p.Fields.Attributes != nil {
+		if p.Fields.Attributes != nil && mayHold(product.Attributes, *p.Fields.Attributes) {
 			c.Attributes = decodeAttributes(product.Attributes)
 		}
 		if p.Fields.Files != nil {
@@ -68,6 +71,42 @@ func (s *Store) checkProposals(org enrichment.Org, proposals []enrichment.Propos
 		}
 	}
 	return nil
+}
+
+// mayHold reports whether a product's stored attributes (raw JSON) could
+// hold a value that one of attrs equals, as sent or as a check may
+// normalize it (the number before a unit, true or false): only then are
+// they decoded for the unchanged check, which was most of the checks' cost.
+// A value JSON would escape is assumed to be there.
+func mayHold(raw []byte, attrs []enrichment.StoredAttribute) bool {
+	for _, a := range attrs {
+		values := []string{a.Detail}
+		if number, _, ok := strings.Cut(a.Detail, " "); ok {
+			values = append(values, number)
+		}
+		if v, code := enrichment.CheckBoolean(a.Detail); code != enrichment.IssueNotABoolean {
+			values = append(values, v)
+		}
+		for _, v := range values {
+			if escaped(v) || bytes.Contains(raw, []byte(`"`+v+`"`)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// escaped reports whether a Go JSON encoder could spell s other than as
+// it is (quotes, backslashes, controls, HTML's <>&, U+2028, U+2029, bytes
+// that are not UTF-8); other text is written as it is.
+func escaped(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&' || r == 0x7f ||
+			r == '\u2028' || r == '\u2029' || r == utf8.RuneError {
+			return true
+		}
+	}
+	return false
 }
 
 // slugOwners maps each of slugs that products of org have to their ids, in
