@@ -37,6 +37,7 @@ FUZZTIME ?= 7s
 FUZZ = go test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1x -fuzz
 fuzz: ## a short run of every fuzz target (under a minute with a warm build cache)
 	$(FUZZ) '^FuzzParse$$' ./timeparam/
+	$(FUZZ) '^FuzzChecks$$' ./enrichment/
 	$(FUZZ) '^FuzzSubmissionRequest$$' ./routes/
 	$(FUZZ) '^FuzzSKULookup$$' ./routes/
 	$(FUZZ) '^FuzzHTTPReadEndpoints$$' ./routes/

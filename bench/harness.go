@@ -82,9 +82,11 @@ func scenarios(t *target, cfg config) []scenario {
 	if t.HistoryKey != "" {
 		list = append(list,
 			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, no window", cfg.Revisions),
-				t.metricsHistory("metrics-history", false), c),
+				t.metricsHistory("metrics-history", false, false), c),
 			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, since and until at random instants", cfg.Revisions),
-				t.metricsHistory("metrics-history-window", true), c),
+				t.metricsHistory("metrics-history-window", true, false), c),
+			one(fmt.Sprintf("GET /acceptance-rate of a client with %d revisions over a year, one model (and version), since and until at random instants", cfg.Revisions),
+				t.metricsHistory("metrics-history-model", true, true), c),
 		)
 	}
 	list = append(list, mixed(t, cfg, "mixed"))

@@ -33,7 +33,8 @@ var historyEnd = time.Now().UTC()
 // days are still pending (older ones were decided), 3 accepted, 6
 // rejected with a reason, 3 superseded, 2 expired after the default 90
 // days (accepted when younger); confidence runs through 0..99, so every
-// band is there.
+// band is there. Nine in ten name a model: one of three names, each in a
+// new version every 30 days (39 model versions over the year).
 func seedHistory(ctx context.Context, bin, data, org, client string, n int) (seconds float64, err error) {
 	start := time.Now()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "data.db")+"?_pragma=busy_timeout(10000)")
@@ -78,7 +79,7 @@ func seedHistory(ctx context.Context, bin, data, org, client string, n int) (sec
 			FROM shaped)
 		INSERT INTO revisions (id, organization, apiClient, product, sku, confidence, confidenceBand,
 			proposed, base, status, approvedFields, reviewedAt, reviewer, externalSubmissionId,
-			supersededFields, supersededBy, closedAt, reason, comment, created, updated)
+			supersededFields, supersededBy, closedAt, reason, comment, model, created, updated)
 		SELECT CAST(?5 + i AS TEXT), ?6, ?7, p.id, p.sku, confidence,
 			CASE WHEN confidence >= 80 THEN '80-100' WHEN confidence >= 50 THEN '50-79' ELSE '0-49' END,
 			'{"name":"Proposed name"}', '{"name":"Old name"}', status,
@@ -88,7 +89,8 @@ func seedHistory(ctx context.Context, bin, data, org, client string, n int) (sec
 			CASE status WHEN 'superseded' THEN `+sqlTime("laterMs")+`
 				WHEN 'expired' THEN `+sqlTime("createdMs + 90 * ?4")+` ELSE '' END,
 			CASE WHEN status = 'rejected' THEN json_extract(?8, '$[' || (i % 6) || ']') ELSE '' END,
-			'', `+sqlTime("createdMs")+`, `+sqlTime("MAX(createdMs, laterMs)")+`
+			'', CASE WHEN i % 10 = 9 THEN NULL ELSE json_object('name', 'writer-' || (i % 3),
+				'version', 'v' || CAST((?2 - createdMs) / (30 * ?4) AS INTEGER)) END, `+sqlTime("createdMs")+`, `+sqlTime("MAX(createdMs, laterMs)")+`
 		FROM stated JOIN history_products p ON p.n = stated.i % (SELECT COUNT(*) FROM history_products)`,
 		n, endMs, float64(historyDays), day, first, org, client,
 		`["inaccurate","low_quality","off_brand","incomplete","duplicate","other"]`)

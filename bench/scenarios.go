@@ -164,10 +164,19 @@ func (t *target) metrics() *kind {
 // seeded revisions: over everything, or (window) between two random
 // instants of that year, to the millisecond, so the edges rarely fall on a
 // day's start.
-func (t *target) metricsHistory(name string, window bool) *kind {
+// With model, each request also names one of the seeded models, and every
+// other one a version of it (seedHistory).
+func (t *target) metricsHistory(name string, window, model bool) *kind {
 	return &kind{Name: name, Header: header(t.HistoryKey),
 		Next: func(rng *rand.Rand, _ int) request {
 			u := "/api/enrichment/acceptance-rate"
+			query := url.Values{}
+			if model {
+				query.Set("model", fmt.Sprintf("writer-%d", rng.IntN(3)))
+				if rng.IntN(2) == 0 {
+					query.Set("modelVersion", fmt.Sprintf("v%d", rng.IntN(13)))
+				}
+			}
 			if window {
 				const year = historyDays * 24 * time.Hour
 				a := historyEnd.Add(-time.Duration(rng.Int64N(int64(year)))).Truncate(time.Millisecond)
@@ -175,7 +184,11 @@ func (t *target) metricsHistory(name string, window bool) *kind {
 				if b.Before(a) {
 					a, b = b, a
 				}
-				u += "?since=" + url.QueryEscape(a.Format(timeParam)) + "&until=" + url.QueryEscape(b.Format(timeParam))
+				query.Set("since", a.Format(timeParam))
+				query.Set("until", b.Format(timeParam))
+			}
+			if len(query) > 0 {
+				u += "?" + query.Encode()
 			}
 			return request{Method: "GET", URL: u}
 		}}

@@ -147,7 +147,7 @@ func createTarget(ctx context.Context, cfg config, bin, data, orgID string) (*ta
 // seedHistoryIfRun seeds a year of one client's revisions for the
 // metrics-history scenarios, when they run.
 func seedHistoryIfRun(ctx context.Context, cfg config, bin, data, orgID string, rep *report, tg *target) error {
-	if cfg.Revisions == 0 || !(cfg.runs("metrics-history") || cfg.runs("metrics-history-window")) {
+	if cfg.Revisions == 0 || !(cfg.runs("metrics-history") || cfg.runs("metrics-history-window") || cfg.runs("metrics-history-model")) {
 		return nil
 	}
 	id, key, err := createKey(ctx, bin, data, orgID, "bench history", "catalog:read,catalog:submit", unlimited...)

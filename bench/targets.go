@@ -76,6 +76,7 @@ func (r *report) finish() {
 	for _, m := range []struct{ name, what string }{
 		{"metrics-history", "no window"},
 		{"metrics-history-window", "since and until at random instants"},
+		{"metrics-history-model", "one model (and version), since and until at random instants"},
 	} {
 		s, revisions := r.scenario(m.name), "revisions"
 		if h := r.History; h != nil {

@@ -22,7 +22,7 @@ func TestMetricsRecount(t *testing.T) {
 		t.Fatal(err)
 	}
 	pending := func() int {
-		m, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{})
+		m, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

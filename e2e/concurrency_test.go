@@ -152,6 +152,9 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 					item := map[string]any{"sku": p.sku}
 					for _, f := range pick(rng, textFields) {
 						p.fields[f] = fmt.Sprintf("%s w%d b%d i%d", f, w, b, n)
+						if f == "slug" { // note: a slug must pass the slug check
+							p.fields[f] = fmt.Sprintf("slug-w%d-b%d-i%d", w, b, n)
+						}
 						item[f] = p.fields[f]
 					}
 					if rng.IntN(5) > 0 {

@@ -13,6 +13,18 @@ type AcceptanceMetrics struct {
 	Superseded       int             `json:"superseded"`
 	Expired          int             `json:"expired"`
 	ByReason         []ReasonMetrics `json:"byReason"`
+	// ByModel is in GET /acceptance-rate only (nil elsewhere): each model
+	// version with a reviewed proposal in the window, by name then version.
+	ByModel []ModelMetrics `json:"byModel,omitzero"`
+}
+
+// ModelMetrics are the reviewed proposals of one model version.
+type ModelMetrics struct {
+	Name           string  `json:"name"`
+	Version        string  `json:"version"`
+	Reviewed       int     `json:"reviewed"`
+	Accepted       int     `json:"accepted"`
+	AcceptanceRate float64 `json:"acceptanceRate"`
 }
 
 // ReasonMetrics counts the decided revisions that carry one reason.

@@ -63,13 +63,28 @@ type SubmissionResult struct {
 	RevisionID    *int64   `json:"revisionId"`
 	Status        string   `json:"status"`
 	IgnoredFields []string `json:"ignoredFields"`
+	Issues        []Issue  `json:"issues"` // what the checks found; [] when nothing
 }
 
-// Proposal is one validated submission item: what it proposes and which of
-// its fields were dropped.
+// Proposal is one validated submission item: what it proposes, which of
+// its fields were dropped, and what the checks found.
 type Proposal struct {
 	SKU        string
 	Confidence *int // nil: submitted without confidence
 	Fields     Fields
 	Ignored    []string
+	// AttributePlaces holds, for each of Fields.Attributes, its index in
+	// the submitted list (nil: the same index).
+	AttributePlaces []int
+	Model           *Model   // nil: none
+	Sources         []Source // the valid ones
+	Issues          []Issue
+}
+
+// attributePlace is the submitted index of the i-th proposed attribute.
+func (p *Proposal) attributePlace(i int) int {
+	if p.AttributePlaces == nil {
+		return i
+	}
+	return p.AttributePlaces[i]
 }

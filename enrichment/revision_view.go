@@ -26,6 +26,9 @@ type RevisionItem struct {
 	Reason       *string       `json:"reason"`       // given with a decision, else nil
 	Comment      *string       `json:"comment"`      // given with a decision, else nil
 	Fields       FieldOutcomes `json:"fields"`
+	Issues       []Issue       `json:"issues"`  // what the checks found at submission
+	Model        *Model        `json:"model"`   // nil when the submission named none
+	Sources      []Source      `json:"sources"` // the vendor's evidence
 }
 
 // FieldOutcome is what became of one proposed field.

@@ -78,7 +78,7 @@ func registerRevisions(app core.App) {
 				if err != nil {
 					return fmt.Errorf("api client of revision %s: %w", r.Id, err)
 				}
-				err = st.RecordDecision(org, client, r.GetDateTime("created"), r.GetString("confidenceBand"),
+				err = st.RecordDecision(org, client, []byte(r.GetString("model")), r.GetDateTime("created"), r.GetString("confidenceBand"),
 					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
 				if err != nil {
 					return err

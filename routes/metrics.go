@@ -20,11 +20,32 @@ func acceptanceRate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	m, err := store.New(e.App).AcceptanceMetrics(requestOrg(e), requestClient(e).ID, w)
+	f, err := readModelFilter(e)
+	if err != nil {
+		return err
+	}
+	m, err := store.New(e.App).AcceptanceMetrics(requestOrg(e), requestClient(e).ID, w, f)
 	if err != nil {
 		return internalError(e, "compute acceptance metrics", err)
 	}
 	return jsonTagged(e, m)
+}
+
+// readModelFilter reads the optional model and modelVersion parameters;
+// 400 naming the parameter when one is empty or over 100 characters.
+func readModelFilter(e *core.RequestEvent) (store.ModelFilter, error) {
+	values := e.Request.URL.Query()
+	f := store.ModelFilter{Name: values.Get("model"), Version: values.Get("modelVersion")}
+	errs := validation.Errors{}
+	for name, v := range map[string]string{"model": f.Name, "modelVersion": f.Version} {
+		if values.Has(name) && !enrichment.ValidModelText(v) {
+			errs[name] = validation.NewError("validation_invalid_model", "must be 1 to 100 characters")
+		}
+	}
+	if len(errs) > 0 {
+		return f, e.BadRequestError(firstMessage(errs), errs)
+	}
+	return f, nil
 }
 
 // readWindow reads the optional since and until parameters; 400 naming the

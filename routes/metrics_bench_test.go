@@ -42,6 +42,8 @@ func BenchmarkAcceptanceRate(b *testing.B) {
 		{"unbounded", ""},
 		{"quarter", "?since=2024-04-01T00:00:00Z&until=2024-07-01T00:00:00Z"},
 		{"since-week", "?since=2024-12-24T00:00:00Z"},
+		{"quarter-model", "?since=2024-04-01T00:00:00Z&until=2024-07-01T00:00:00Z&model=writer-1"},
+		{"edges-model-version", "?since=2024-04-01T00:30:00Z&until=2024-07-01T00:30:00Z&model=writer-1&modelVersion=v5"},
 	}
 	for _, stats := range []string{"loaded", "analyzed"} {
 		if stats == "analyzed" {
@@ -85,9 +87,9 @@ func loadRevisions(b *testing.B, app core.App, org enrichment.Org, client int64,
 			return err
 		}
 		insert := tx.DB().NewQuery(`INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
-			[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]], [[reviewedAt]], [[created]], [[updated]])
+			[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]], [[reviewedAt]], [[model]], [[created]], [[updated]])
 			VALUES ({:id}, {:org}, {:client}, '', {:sku}, {:confidence}, {:band}, {:proposed}, {:base}, {:status}, {:approved},
-			{:reviewedAt}, {:created}, {:created})`).Prepare()
+			{:reviewedAt}, {:model}, {:created}, {:created})`).Prepare()
 		defer insert.Close()
 		for i := range n {
 			created := year.Add(time.Duration(rng.Int64N(int64(365 * 24 * time.Hour))))
@@ -106,7 +108,12 @@ func loadRevisions(b *testing.B, app core.App, org enrichment.Org, client int64,
 			if status != enrichment.StatusPending {
 				reviewedAt = store.FormatTime(created.Add(time.Duration(rng.Int64N(int64(240 * time.Hour)))))
 			}
-			_, err := insert.Bind(dbx.Params{"id": store.FormatID(first + int64(i)), "org": string(org),
+			// note: nine in ten name one of three models, in a version a month
+			var model any
+			if i%10 != 9 {
+				model = fmt.Sprintf(`{"name":"writer-%d","version":"v%d"}`, i%3, created.Month())
+			}
+			_, err := insert.Bind(dbx.Params{"id": store.FormatID(first + int64(i)), "org": string(org), "model": model,
 				"client": store.FormatID(client), "sku": fmt.Sprintf("BULK-%04d", rng.IntN(fixture.BulkProducts)+1),
 				"confidence": confidence, "band": band, "proposed": proposed, "base": base, "status": status,
 				"approved": approved, "reviewedAt": reviewedAt, "created": store.FormatTime(created)}).Execute()

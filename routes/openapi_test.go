@@ -379,8 +379,9 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch := `{"externalSubmissionId":"shapes","items":[
-		{"sku":"SKU-1","confidence":90,"name":"Runner Pro","gtin":"x"},
-		{"sku":"SKU-M-RED","confidence":55,"attributes":[{"attribute":"Color","detail":"Crimson","option":{"optionId":1}}],"files":["a.pdf"]},
+		{"sku":"SKU-1","confidence":90,"name":"Runner Pro","gtin":"x","model":{"name":"writer","version":"1"},
+		 "sources":[{"field":"name","url":"https://maker.example/runner","quote":"Runner Pro"},{"field":"slug","url":"x"}]},
+		{"sku":"SKU-M-RED","confidence":55,"attributes":[{"attribute":"color","detail":"Crimson","option":{"optionId":1}}],"files":["a.pdf"]},
 		{"sku":"SKU-NEW","description":"Newer."},
 		{"sku":"SKU-M","slug":" ","files":[]},
 		{"sku":"NOPE","name":"x"}]}`
@@ -398,7 +399,7 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		{name: "lookup body over 64 KiB", op: skus, key: read, body: `{"skus":["` + strings.Repeat("x", 65<<10) + `"]}`, status: 413},
 		{name: "lookup with GET", op: skus, method: http.MethodGet, key: read, status: 405},
 		{name: "submission", op: submissions, key: both, body: batch, status: 200,
-			want: []string{`"CREATED"`, `"UNMATCHED"`, `"REJECTED_FIELDS"`, `"ignoredFields":["gtin"]`}},
+			want: []string{`"CREATED"`, `"UNMATCHED"`, `"REJECTED_FIELDS"`, `"ignoredFields":["gtin"]`, `"code":"invalid_source"`, `"code":"renamed"`}},
 		{name: "replayed submission", op: submissions, key: both, body: batch, status: 200},
 		{name: "reused externalSubmissionId", op: submissions, key: both, body: strings.Replace(batch, "Newer.", "Other.", 1), status: 422},
 		{name: "dry run", op: submissions, url: submitURL + "?dryRun=true", key: both, body: batch, status: 200},
@@ -410,6 +411,8 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		{name: "templates with a submit key", op: templates, key: submit, status: 403},
 		{name: "unknown path", op: products, url: exportURL + "/12", key: read, status: 404},
 		{name: "DELETE on the export", op: products, method: http.MethodDelete, key: read, status: 405},
+		{name: "metrics with a bad model", op: metrics, url: "/api/enrichment/acceptance-rate?model=", key: both, status: 400},
+		{name: "submission with a bad model", op: submissions, key: both, body: `{"model":{"name":""},"items":[{"sku":"SKU-1","name":"x"}]}`, status: 400},
 		{name: "metrics with a bad until", op: metrics, url: "/api/enrichment/acceptance-rate?until=soon", key: both, status: 400},
 		{name: "revisions with a bad status", op: revisions, url: revisionsURL + "?status=done", key: both, status: 400},
 		{name: "the document", op: "GET " + openapiURL, status: 200},
@@ -444,6 +447,11 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("the revisions list has no %s: %s", want, body)
 		}
+	}
+	body = oaCheck(t, d, h, oaCase{name: "metrics of a model after a review", op: metrics, url: "/api/enrichment/acceptance-rate?model=writer&modelVersion=1",
+		key: both, status: 200})
+	if !strings.Contains(string(body), `"byModel":[{"name":"writer","version":"1","reviewed":1,"accepted":1,"acceptanceRate":1}]`) {
+		t.Errorf("metrics of a model: %s", body)
 	}
 	body = oaCheck(t, d, h, oaCase{name: "metrics after a review", op: metrics, key: both, status: 200})
 	if !strings.Contains(string(body), `"reviewed":2,"accepted":1`) {

@@ -13,7 +13,8 @@ import (
 // requestHash is the idempotency hash of a submission, computed as its
 // body streams in: SHA-256 of the RFC 8785 canonical form (members sorted,
 // numbers and strings in one spelling, no whitespace) of
-// {"externalSubmissionId": ID, "items": [...]}, so the same JSON values give
+// {"externalSubmissionId": ID, "items": [...], "model": ...} ("model" only
+// when the request has one), so the same JSON values give
 // the same hash whatever their formatting or member order, and the hashes
 // stored by earlier releases, which canonicalized the whole decoded request,
 // still match. The id comes first in that form: items read before it are
@@ -25,6 +26,15 @@ type requestHash struct {
 	held    bytes.Buffer // canonical items read before the id
 	items   int
 	scratch []byte
+	model   []byte // the batch's model in canonical form, nil for none
+}
+
+// setModel takes the batch's model as it was sent.
+func (h *requestHash) setModel(raw jsontext.Value) {
+	if h == nil || raw.Kind() == 'n' { // note: null hashes as no model, as before models
+		return
+	}
+	h.model = append([]byte(nil), h.canonical(raw)...)
 }
 
 // identify takes the request's externalSubmissionId (nil for null).
@@ -66,7 +76,12 @@ func (h *requestHash) finish() string {
 	if h == nil || h.sum == nil {
 		return ""
 	}
-	h.sum.Write([]byte(`]}`))
+	h.sum.Write([]byte{']'})
+	if h.model != nil {
+		h.sum.Write([]byte(`,"model":`))
+		h.sum.Write(h.model)
+	}
+	h.sum.Write([]byte{'}'})
 	return hex.EncodeToString(h.sum.Sum(nil))
 }
 

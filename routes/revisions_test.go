@@ -135,7 +135,7 @@ func TestRevisionsList(t *testing.T) {
 	}
 	all := pick(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 	item := func(n int, sku string, product any, confidence any, status, submitted string, reviewed any, fields string) string {
-		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s}`,
+		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s,"issues":[],"model":null,"sources":[]}`,
 			ids[n-1], sku, product, confidence, status, submitted, reviewed, reviewed, fields)
 	}
 	p1, pm := f.A.Products["SKU-1"], f.A.Products["SKU-M"]

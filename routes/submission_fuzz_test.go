@@ -22,8 +22,8 @@ import (
 )
 
 // fuzzSubmissionPath is every key a refused submission may name in data.
-var fuzzSubmissionPath = regexp.MustCompile(`^(externalSubmissionId|items(\.\d+(\.(sku|confidence|name|slug|description|` +
-	`files(\.\d+)?|attributes(\.\d+(\.option\.optionId)?)?))?)?)$`)
+var fuzzSubmissionPath = regexp.MustCompile(`^(externalSubmissionId|model|items(\.\d+(\.(sku|confidence|name|slug|description|` +
+	`model|sources|files(\.\d+)?|attributes(\.\d+(\.option\.optionId)?)?))?)?)$`)
 
 // fuzzSKUPath is every key a refused SKU lookup may name in data.
 var fuzzSKUPath = regexp.MustCompile(`^skus(\.\d+)?$`)
@@ -102,12 +102,18 @@ var fuzzSubmissionSeeds = []string{
 	`{"externalSubmissionId":"","items":[{"sku":"S","files":[" "],"attributes":[{"detail":"x"}]}],"other":[1e400]}`,
 	`{"externalSubmissionId":"\u00e9\ud83d\ude00","items":[{"sku":"S","name":"\u0085","extra":{"b":1.0,"a":1E2}}]}`,
 	`{"items":[{"sku":"S","name":"n","extra":1e400}],"externalSubmissionId":"x-3"}`,
+	`{"externalSubmissionId":"m","model":{"name":"w","version":"1"},"items":[{"sku":"S","name":"n","model":{"version":"2","name":"v"},
+		"sources":[{"field":"name","url":"https://a.example/","quote":"q"},{"field":"slug","url":"x"},7]}]}`,
+	`{"items":[{"sku":"S","name":"n","sources":null,"model":null}],"model":null,"externalSubmissionId":"m2"}`,
+	`{"items":[{"sku":"S","name":"n","model":{"name":"","version":"1"}}],"model":{"name":"w"}}`,
 }
 
-// wholeSubmission is the body as earlier releases decoded it, at once.
+// wholeSubmission is the body as earlier releases decoded it, at once,
+// with the batch's model that this one hashes too.
 type wholeSubmission struct {
 	ExternalSubmissionID *string          `json:"externalSubmissionId"`
 	Items                []jsontext.Value `json:"items"`
+	Model                jsontext.Value   `json:"model,omitzero"` // absent or null: none
 }
 
 // hash is the idempotency hash as earlier releases computed it: the whole
@@ -117,6 +123,9 @@ type wholeSubmission struct {
 func (w wholeSubmission) hash() (hash string, ok bool) {
 	if w.ExternalSubmissionID == nil || *w.ExternalSubmissionID == "" {
 		return "", true
+	}
+	if w.Model.Kind() == 'n' {
+		w.Model = nil
 	}
 	encoded, _ := json.Marshal(w)
 	canonical := jsontext.Value(encoded)
@@ -136,6 +145,17 @@ func fuzzCheckProposal(t *testing.T, i int, p enrichment.Proposal) {
 	}
 	if p.Confidence != nil && (*p.Confidence < 0 || *p.Confidence > 100) {
 		t.Fatalf("item %d: confidence %d", i, *p.Confidence)
+	}
+	if p.Model != nil && (!enrichment.ValidModelText(p.Model.Name) || !enrichment.ValidModelText(p.Model.Version)) {
+		t.Fatalf("item %d: model %+v", i, *p.Model)
+	}
+	if len(p.Sources) > enrichment.MaxSources || slices.Contains(p.Ignored, "model") || slices.Contains(p.Ignored, "sources") {
+		t.Fatalf("item %d: %d sources, ignored %v", i, len(p.Sources), p.Ignored)
+	}
+	for _, src := range p.Sources {
+		if fault := enrichment.SourceFault(src, p.Fields); fault != "" {
+			t.Fatalf("item %d: source %+v kept: %s", i, src, fault)
+		}
 	}
 	f := p.Fields
 	for name, text := range map[string]*string{"name": f.Name, "slug": f.Slug, "description": f.Description} {

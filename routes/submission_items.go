@@ -42,6 +42,7 @@ func (ip *itemParser) parse(i int, raw jsontext.Value, errs itemErrors) enrichme
 	dec.Reset(&ip.raw)
 	_, _ = dec.ReadToken()
 	hasSKU := false
+	var sources []sourceRead
 	for dec.PeekKind() != '}' {
 		tok, _ := dec.ReadToken()
 		name := tok.String()
@@ -57,6 +58,14 @@ func (ip *itemParser) parse(i int, raw jsontext.Value, errs itemErrors) enrichme
 			parseAttributes(at, dec, &p, errs)
 		case "files":
 			parseFiles(at, dec, &p, errs)
+		case "model":
+			if m, ok := readModel(dec); ok {
+				p.Model = m
+			} else {
+				errs.add(at(), "validation_invalid_model", modelRule)
+			}
+		case "sources":
+			sources = parseSources(at, dec, errs)
 		default:
 			_ = dec.SkipValue()
 			p.Ignored = append(p.Ignored, name)
@@ -65,6 +74,7 @@ func (ip *itemParser) parse(i int, raw jsontext.Value, errs itemErrors) enrichme
 	if !hasSKU {
 		errs.add(path(".sku"), "validation_required", "must be a string")
 	}
+	keepSources(&p, sources)
 	return p
 }
 
@@ -134,6 +144,7 @@ func parseAttributes(path func() string, dec *jsontext.Decoder, p *enrichment.Pr
 	}
 	var attrs []enrichment.StoredAttribute
 	var dropped []string
+	var places []int // the submitted index of each kept attribute
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		at := func() string { return path() + "." + strconv.Itoa(i) }
 		a, storable, ok := parseAttribute(at, dec, errs)
@@ -141,11 +152,15 @@ func parseAttributes(path func() string, dec *jsontext.Decoder, p *enrichment.Pr
 		case !ok:
 		case storable:
 			attrs = append(attrs, a)
+			places = append(places, i)
 		default:
 			dropped = append(dropped, "attributes."+strconv.Itoa(i))
 		}
 	}
 	p.Fields.Attributes = closeList(dec, p, "attributes", attrs, dropped)
+	if p.Fields.Attributes != nil && len(dropped) > 0 {
+		p.AttributePlaces = places
+	}
 }
 
 // parseAttribute reads one attribute element: ok is false when the batch

@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"bytes"
 	"encoding/json/jsontext"
 	"errors"
 	"io"
@@ -29,6 +30,8 @@ type submissionRequest struct {
 	proposals            []enrichment.Proposal
 	errs                 itemErrors
 	hash                 string // "" unless hashed and the request names an id
+	model                *enrichment.Model
+	badModel             bool // the batch's model is malformed
 }
 
 // readSubmission reads e's body as a stream, an item at a time: no copy of
@@ -74,6 +77,16 @@ func readSubmission(e *core.RequestEvent, hashed bool) (submissionRequest, error
 				h.identify(req.ExternalSubmissionID)
 			default:
 				return req, wrongType(e, "externalSubmissionId")
+			}
+		case "model":
+			raw, err := dec.ReadValue()
+			if err != nil {
+				return req, bodyError(e, err)
+			}
+			h.setModel(raw)
+			var ok bool
+			if req.model, ok = readModel(jsontext.NewDecoder(bytes.NewReader(raw))); !ok {
+				req.badModel = true
 			}
 		case "items":
 			switch dec.PeekKind() {
@@ -161,8 +174,17 @@ func (r submissionRequest) validate() ([]enrichment.Proposal, string, validation
 	case r.ExternalSubmissionID != nil && len(*r.ExternalSubmissionID) > maxExternalIDLen:
 		return nil, "externalSubmissionId is too long.",
 			validation.Errors{"externalSubmissionId": validation.NewError("validation_length_too_long", "must be at most 255 characters")}
+	case r.badModel:
+		return nil, "Invalid model.", validation.Errors{"model": validation.NewError("validation_invalid_model", modelRule)}
 	case len(r.errs) > 0:
 		return nil, firstMessage(validation.Errors(r.errs)), validation.Errors(r.errs)
+	}
+	if r.model != nil {
+		for i := range r.proposals {
+			if r.proposals[i].Model == nil {
+				r.proposals[i].Model = r.model
+			}
+		}
 	}
 	return r.proposals, "", nil
 }

@@ -48,6 +48,9 @@ const (
 	// and reason, over all time, per month and per day
 	// (store/metric_counts.go).
 	MetricCountsTable = "_enrichment_metric_counts"
+	// ModelCountsTable holds the same counters per model name and version,
+	// for the revisions submitted with a model (store/metric_counts.go).
+	ModelCountsTable = "_enrichment_model_counts"
 	// AcceptedValuesTable remembers, per product and field (per attribute
 	// name for attributes), the value an accepted revision set and the value
 	// the product had before, so that a catalog import can tell a stale feed
@@ -67,6 +70,9 @@ const (
 
 // MetricCountsOrgTrigger empties the metric counters with their organization.
 const MetricCountsOrgTrigger = "enrichment_metric_counts_organization_delete"
+
+// ModelCountsOrgTrigger empties the model counters with their organization.
+const ModelCountsOrgTrigger = "enrichment_model_counts_organization_delete"
 
 // ChangeTriggers write the change feed for product updates and deletions
 // (and empty it with its organization). Inserts are written by the import
@@ -107,11 +113,17 @@ const (
 	IdxProductsExport        = "idx_products_export"
 	IdxProductsSKU           = "idx_products_sku"
 	IdxProductsVariantMaster = "idx_products_variant_master"
+	// an organization's products by slug (partial: slug != ''), for the
+	// check of a slug another product has
+	IdxProductsSlug = "idx_products_slug"
 	// a revision's product (every status)
 	IdxRevisionsProduct = "idx_revisions_product"
 	// a client's pending revisions by product, with the confidence and band
 	// the reviewers' queue sorts and counts on (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
+	// a client's decided revisions that name a model, with the model
+	// (partial: accepted and rejected, with a model)
+	IdxRevisionsDecidedModel = "idx_revisions_decided_model"
 	// an organization's decided revisions by client, with their confidence
 	// (partial: accepted and rejected)
 	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"

@@ -82,17 +82,18 @@ func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time)
 			ID      int64          `db:"id"`
 			Client  string         `db:"apiClient"`
 			Created types.DateTime `db:"created"`
+			Model   []byte         `db:"model"`
 		}
 		err := tx.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'expired', [[closedAt]] = {:now}, [[updated]] = {:now}
 			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + inList("id", "ids") + `
-			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]]`).Bind(params).All(&rows)
+			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]], [[model]]`).Bind(params).All(&rows)
 		if err != nil {
 			return fmt.Errorf("expire revisions of organization %s: %w", org, err)
 		}
 		deltas := metricDeltas{}
 		for _, r := range rows {
 			expired = append(expired, r.ID)
-			deltas.move(r.Client, r.Created.Time(), now, enrichment.StatusExpired, "", "")
+			deltas.move(r.Client, storedModel(r.Model), r.Created.Time(), now, enrichment.StatusExpired, "", "")
 		}
 		if err := tx.writeMetricDeltas(org, deltas); err != nil {
 			return err

@@ -2,13 +2,15 @@ package store
 
 import "github.com/catalog-enrichment/enrichment/enrichment"
 
-// IndexedMetrics counts client's revisions within w from the revisions'
-// indexes alone, with no counter: what the counters must agree with.
-func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window) (enrichment.AcceptanceMetrics, error) {
+// IndexedMetrics counts client's revisions within w (of f's model) from
+// the revisions alone, with no counter: what the counters must agree with.
+func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
-	if err := s.addIndexed(org, client, w, &m); err != nil {
+	counts, err := s.addIndexed(org, client, w, f, &m)
+	if err != nil {
 		return m, err
 	}
+	m.ByModel = modelMetrics(counts)
 	m.Finish()
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json/v2"
 	"fmt"
 	"strings"
 	"time"
@@ -154,32 +155,67 @@ func scanCounts(rows *dbx.Rows, head ...any) (counts, error) {
 	return c, rows.Scan(append(head, c.targets()...)...)
 }
 
-// bucket is one counter row of a client.
-type bucket struct{ client, span, start string }
+// bucket is one counter row of a client: of all its revisions when model
+// is zero, else of those the model made (the model counters).
+type bucket struct {
+	client, span, start string
+	model               modelKey
+}
+
+// modelKey is a model's name and version as the counters key them; zero
+// for revisions submitted without a model.
+type modelKey struct{ name, version string }
+
+// storedModel is the counters' key of a revision's stored model field.
+func storedModel(raw []byte) modelKey {
+	if len(raw) == 0 || raw[0] != '{' {
+		return modelKey{}
+	}
+	var m enrichment.Model
+	if json.Unmarshal(raw, &m) != nil {
+		return modelKey{}
+	}
+	return keyOf(&m)
+}
+
+// keyOf is the counters' key of a revision's model (nil: none).
+func keyOf(m *enrichment.Model) modelKey {
+	if m == nil {
+		return modelKey{}
+	}
+	return modelKey{m.Name, m.Version}
+}
 
 // metricDeltas are changes to counters, added up before they are written.
 type metricDeltas map[bucket]counts
 
-// add counts n revisions of client entering (n > 0) or leaving (n < 0)
-// status at the moment at, in every span.
-func (d metricDeltas) add(client string, at time.Time, status, band, reason string, n int) {
+// add counts n revisions of client, made by model, entering (n > 0) or
+// leaving (n < 0) status at the moment at, in every span: in the client's
+// counters and, for a model, in the model's.
+func (d metricDeltas) add(client string, model modelKey, at time.Time, status, band, reason string, n int) {
 	for _, span := range []string{spanAll, spanMonth, spanDay, spanHour} {
-		b := bucket{client, span, ""}
+		b := bucket{client: client, span: span}
 		if span != spanAll {
 			b.start = FormatTime(bucketStart(span, at))
 		}
-		if d[b] == nil {
-			d[b] = newCounts()
+		for _, key := range []modelKey{{}, model} {
+			b.model = key
+			if d[b] == nil {
+				d[b] = newCounts()
+			}
+			d[b].count(status, band, reason, n)
+			if model == (modelKey{}) {
+				break
+			}
 		}
-		d[b].count(status, band, reason, n)
 	}
 }
 
-// move counts one revision leaving pending (submitted at created) for a
-// final status at the moment at.
-func (d metricDeltas) move(client string, created, at time.Time, status, band, reason string) {
-	d.add(client, created, enrichment.StatusPending, "", "", -1)
-	d.add(client, at, status, band, reason, 1)
+// move counts one revision of model leaving pending (submitted at created)
+// for a final status at the moment at.
+func (d metricDeltas) move(client string, model modelKey, created, at time.Time, status, band, reason string) {
+	d.add(client, model, created, enrichment.StatusPending, "", "", -1)
+	d.add(client, model, at, status, band, reason, 1)
 }
 
 // counterNames lists the counter columns for SQL.
@@ -207,12 +243,24 @@ func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 		strings.Join(counterNames("{:"), "}, ") + `})
 		ON CONFLICT (organization, client, span, start) DO UPDATE SET ` + strings.Join(set, ", ")).Prepare()
 	defer q.Close()
+	var byModel *dbx.Query // prepared when a delta counts a model
 	for b, c := range d {
 		params := dbx.Params{"org": string(org), "client": b.client, "span": b.span, "start": b.start}
 		for i, col := range counterColumns {
 			params[col.name] = c[i]
 		}
-		if _, err := q.Bind(params).Execute(); err != nil {
+		write := q
+		if b.model != (modelKey{}) {
+			if byModel == nil {
+				byModel = s.db().NewQuery(`INSERT INTO ` + schema.ModelCountsTable + ` (organization, client, span, start, model, version, ` +
+					strings.Join(names, ", ") + `) VALUES ({:org}, {:client}, {:span}, {:start}, {:model}, {:version}, ` +
+					strings.Join(counterNames("{:"), "}, ") + `})
+					ON CONFLICT (organization, client, span, start, model, version) DO UPDATE SET ` + strings.Join(set, ", ")).Prepare()
+				defer byModel.Close()
+			}
+			write, params["model"], params["version"] = byModel, b.model.name, b.model.version
+		}
+		if _, err := write.Bind(params).Execute(); err != nil {
 			return fmt.Errorf("count revisions of client %s: %w", b.client, err)
 		}
 	}
@@ -220,10 +268,11 @@ func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 }
 
 // RecordDecision keeps the counters of a revision that a reviewer just
-// decided, in the decision's transaction.
-func (s *Store) RecordDecision(org enrichment.Org, client int64, created types.DateTime, band, status, reason string, at time.Time) error {
+// decided, in the decision's transaction; model is the revision's stored
+// model field.
+func (s *Store) RecordDecision(org enrichment.Org, client int64, model []byte, created types.DateTime, band, status, reason string, at time.Time) error {
 	d := metricDeltas{}
-	d.move(FormatID(client), created.Time(), at, status, band, reason)
+	d.move(FormatID(client), storedModel(model), created.Time(), at, status, band, reason)
 	return s.writeMetricDeltas(org, d)
 }
 
@@ -250,6 +299,9 @@ func (s *Store) RecountMetrics(org enrichment.Org) error {
 		if _, err := tx.db().Delete(schema.MetricCountsTable, dbx.HashExp{"organization": string(org)}).Execute(); err != nil {
 			return fmt.Errorf("forget the counters of organization %s: %w", org, err)
 		}
+		if _, err := tx.db().Delete(schema.ModelCountsTable, dbx.HashExp{"organization": string(org)}).Execute(); err != nil {
+			return fmt.Errorf("forget the model counters of organization %s: %w", org, err)
+		}
 		for span, start := range metricSpans {
 			_, err := tx.db().NewQuery(`INSERT INTO ` + schema.MetricCountsTable + ` (organization, client, span, start, ` +
 				strings.Join(counterNames(""), ", ") + `)
@@ -259,22 +311,35 @@ func (s *Store) RecountMetrics(org enrichment.Org) error {
 			if err != nil {
 				return fmt.Errorf("count the revisions of organization %s: %w", org, err)
 			}
+			_, err = tx.db().NewQuery(`INSERT INTO ` + schema.ModelCountsTable + ` (organization, client, span, start, model, version, ` +
+				strings.Join(counterNames(""), ", ") + `)
+				SELECT [[organization]], [[apiClient]], '` + span + `', ` + start + `, [[model]] ->> '$.name', [[model]] ->> '$.version', ` +
+				strings.Join(sums, ", ") + `
+				FROM {{revisions}} WHERE [[organization]] = {:org} AND json_type([[model]]) = 'object' GROUP BY 1, 2, 3, 4, 5, 6`).
+				Bind(dbx.Params{"org": string(org)}).Execute()
+			if err != nil {
+				return fmt.Errorf("count the revisions of organization %s by model: %w", org, err)
+			}
 		}
 		return nil
 	})
 }
 
 // MetricCounter is one stored bucket row, for checks against a recount:
-// its non-zero counters as "name=n", space-separated.
+// its non-zero counters as "name=n", space-separated. Model is "" for the
+// client's counters, "name version" for a model's.
 type MetricCounter struct {
-	Client, Span, Start, Counts string
+	Client, Span, Start, Model, Counts string
 }
 
-// MetricCounters lists org's bucket rows that count anything, in key order.
+// MetricCounters lists org's bucket rows that count anything, the client's
+// and then the models', in key order.
 func (s *Store) MetricCounters(org enrichment.Org) ([]MetricCounter, error) {
-	rows, err := s.db().Select(append([]string{"client", "span", "start"}, counterNames("")...)...).
-		From(schema.MetricCountsTable).Where(dbx.HashExp{"organization": string(org)}).
-		OrderBy("client", "span", "start").Rows()
+	rows, err := s.db().NewQuery(`SELECT [[client]], [[span]], [[start]], '' AS [[model]], ` + strings.Join(counterNames(""), ", ") +
+		` FROM ` + schema.MetricCountsTable + ` WHERE [[organization]] = {:org}
+		UNION ALL SELECT [[client]], [[span]], [[start]], [[model]] || ' ' || [[version]], ` + strings.Join(counterNames(""), ", ") +
+		` FROM ` + schema.ModelCountsTable + ` WHERE [[organization]] = {:org}
+		ORDER BY 4, 1, 2, 3`).Bind(dbx.Params{"org": string(org)}).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("list the counters of organization %s: %w", org, err)
 	}
@@ -282,7 +347,7 @@ func (s *Store) MetricCounters(org enrichment.Org) ([]MetricCounter, error) {
 	var out []MetricCounter
 	for rows.Next() {
 		var r MetricCounter
-		c, err := scanCounts(rows, &r.Client, &r.Span, &r.Start)
+		c, err := scanCounts(rows, &r.Client, &r.Span, &r.Start, &r.Model)
 		if err != nil {
 			return nil, fmt.Errorf("list the counters of organization %s: %w", org, err)
 		}

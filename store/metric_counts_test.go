@@ -14,7 +14,8 @@ import (
 
 // TestMetricCountersMatchARecount checks, after every kind of state change,
 // that the counters the store keeps equal a count of the revisions made
-// from scratch.
+// from scratch: the client's and the models' (revisions of two model
+// versions and without one go through every change).
 func TestMetricCountersMatchARecount(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
@@ -67,24 +68,37 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 		}
 	}
 
+	v1, v2 := &enrichment.Model{Name: "writer", Version: "1"}, &enrichment.Model{Name: "writer", Version: "2"}
 	ids := submit(f.A,
-		enrichment.Proposal{SKU: "SKU-1", Confidence: conf(90), Fields: enrichment.Fields{Name: str("A"), Slug: str("a")}},
-		enrichment.Proposal{SKU: "SKU-M", Confidence: conf(60), Fields: enrichment.Fields{Name: str("M"), Description: str("D")}},
-		enrichment.Proposal{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: str("N")}},
-		enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(10), Fields: enrichment.Fields{Name: str("R")}},
-		enrichment.Proposal{SKU: "SKU-M-BLUE", Confidence: conf(70), Fields: enrichment.Fields{Name: str("B")}},
-		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(99), Fields: enrichment.Fields{Name: str("1")}},
+		enrichment.Proposal{SKU: "SKU-1", Confidence: conf(90), Fields: enrichment.Fields{Name: str("A"), Slug: str("a")}, Model: v1},
+		enrichment.Proposal{SKU: "SKU-M", Confidence: conf(60), Fields: enrichment.Fields{Name: str("M"), Description: str("D")}, Model: v2},
+		enrichment.Proposal{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: str("N")}, Model: v1},
+		enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(10), Fields: enrichment.Fields{Name: str("R")}, Model: v2},
+		enrichment.Proposal{SKU: "SKU-M-BLUE", Confidence: conf(70), Fields: enrichment.Fields{Name: str("B")}, Model: v1},
+		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(99), Fields: enrichment.Fields{Name: str("1")}, Model: v2},
 		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(98), Fields: enrichment.Fields{Name: str("1 again")}}, // supersedes its neighbour
+		enrichment.Proposal{SKU: "BULK-0002", Confidence: conf(98), Fields: enrichment.Fields{Name: str("2")}},
 	)
-	submit(f.B, enrichment.Proposal{SKU: "SKU-1", Confidence: conf(50), Fields: enrichment.Fields{Name: str("B's")}})
+	submit(f.B, enrichment.Proposal{SKU: "SKU-1", Confidence: conf(50), Fields: enrichment.Fields{Name: str("B's")}, Model: v1})
 	check("a submission")
+	kept, err := st.MetricCounters(f.A.Org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]bool{}
+	for _, c := range kept {
+		models[c.Model] = true
+	}
+	if !models[""] || !models["writer 1"] || !models["writer 2"] || len(models) != 3 {
+		t.Fatalf("counters of %v, want the client's and two model versions'", models)
+	}
 	decide(ids[0], map[string]any{"status": "accepted"})
 	check("an acceptance")
 	decide(ids[1], map[string]any{"status": "accepted", "approvedFields": []string{"name"}, "reason": "incomplete"})
 	check("a partial acceptance")
 	decide(ids[2], map[string]any{"status": "rejected", "reason": "off_brand"})
 	check("a rejection")
-	submit(f.A, enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(20), Fields: enrichment.Fields{Name: str("R2")}})
+	submit(f.A, enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(20), Fields: enrichment.Fields{Name: str("R2")}, Model: v1})
 	check("a supersession")
 	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(time.Now().AddDate(0, -5, 0))},
 		dbx.HashExp{"id": store.FormatID(ids[4])}).Execute(); err != nil {
@@ -114,8 +128,8 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	}
 }
 
-// The migration that made the counters' table spells its columns out; the
-// store derives them from the statuses, bands and reasons.
+// The migrations that made the counters' tables spell their columns out;
+// the store derives them from the statuses, bands and reasons.
 func TestMetricCounterColumnsMatchTheTable(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
@@ -127,5 +141,13 @@ func TestMetricCounterColumnsMatchTheTable(t *testing.T) {
 	want := append([]string{"organization", "client", "span", "start"}, store.CounterColumnNames()...)
 	if !slices.Equal(table, want) {
 		t.Errorf("columns of %s:\n%v\nthe store counts\n%v", schema.MetricCountsTable, table, want)
+	}
+	table = nil
+	if err := app.DB().NewQuery("SELECT name FROM pragma_table_info('" + schema.ModelCountsTable + "') ORDER BY cid").Column(&table); err != nil {
+		t.Fatal(err)
+	}
+	want = append([]string{"organization", "client", "span", "start", "model", "version"}, store.CounterColumnNames()...)
+	if !slices.Equal(table, want) {
+		t.Errorf("columns of %s:\n%v\nthe store counts\n%v", schema.ModelCountsTable, table, want)
 	}
 }

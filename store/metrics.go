@@ -18,12 +18,16 @@ type Window struct {
 	Since, Until time.Time
 }
 
-// metricsCount is one group of the metrics query.
+// metricsCount is one group of the metrics query: of the counts (Part
+// "count") or of the decided revisions by model ("model").
 type metricsCount struct {
-	Band   string `db:"band"`
-	Status string `db:"status"`
-	Reason string `db:"reason"`
-	N      int    `db:"n"`
+	Part    string `db:"part"`
+	Band    string `db:"band"`
+	Status  string `db:"status"`
+	Reason  string `db:"reason"`
+	N       int    `db:"n"`
+	Model   string `db:"mname"`
+	Version string `db:"mversion"`
 }
 
 // AcceptanceMetrics counts the revisions that API client submitted for org
@@ -32,11 +36,18 @@ type metricsCount struct {
 // and from the revisions' indexes for its partial hours at the edges. Its
 // cost does not grow with the revisions: at most about a hundred bucket
 // rows, and the index entries of two hours.
-func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window) (enrichment.AcceptanceMetrics, error) {
+//
+// With a filter, every figure counts only the proposals of that model (the
+// model counters, and the same revisions at the edges). byModel is read in
+// the same statements as the rest: the model counters beside the client's,
+// and the decided revisions with a model beside the other edges.
+func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
-	if err := s.countWindow(org, client, w, &m); err != nil {
+	byModel, err := s.countWindow(org, client, w, f, &m)
+	if err != nil {
 		return enrichment.AcceptanceMetrics{}, fmt.Errorf("acceptance metrics of client %d of organization %s: %w", client, org, err)
 	}
+	m.ByModel = modelMetrics(byModel)
 	m.Finish()
 	return m, nil
 }
@@ -47,10 +58,11 @@ var (
 	afterAll  = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// countWindow adds client's revisions within w to m.
-func (s *Store) countWindow(org enrichment.Org, client int64, w Window, m *enrichment.AcceptanceMetrics) error {
+// windowPlan splits w into the bucket ranges read from the counters and
+// the windows at its edges read from the revisions' indexes.
+func windowPlan(w Window) ([]bucketRange, []Window) {
 	if w.Since.IsZero() && w.Until.IsZero() {
-		return s.addCounters(org, client, []bucketRange{{span: spanAll}}, m)
+		return []bucketRange{{span: spanAll}}, nil
 	}
 	// the whole hours inside (since, until): from the first hour that starts
 	// after since to the last that ends by until
@@ -62,20 +74,36 @@ func (s *Store) countWindow(org enrichment.Org, client int64, w Window, m *enric
 		last = bucketStart(spanHour, w.Until)
 	}
 	if !first.Before(last) { // no whole hour: at most two hours of index entries
-		return s.addIndexed(org, client, w, m)
+		return nil, []Window{w}
 	}
+	var edges []Window
 	if !w.Since.IsZero() {
-		if err := s.addIndexed(org, client, Window{Since: w.Since, Until: first}, m); err != nil {
-			return err
-		}
+		edges = append(edges, Window{Since: w.Since, Until: first})
 	}
 	if !w.Until.IsZero() {
 		// note: since is strict, and times have millisecond precision
-		if err := s.addIndexed(org, client, Window{Since: last.Add(-time.Millisecond), Until: w.Until}, m); err != nil {
-			return err
-		}
+		edges = append(edges, Window{Since: last.Add(-time.Millisecond), Until: w.Until})
 	}
-	return s.addCounters(org, client, cover(first, last, spanMonth), m)
+	return cover(first, last, spanMonth), edges
+}
+
+// countWindow adds client's revisions within w (of the filter's model) to m
+// and returns its decided ones by model version.
+func (s *Store) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
+	ranges, edges := windowPlan(w)
+	var byModel []modelCount
+	for _, e := range edges {
+		found, err := s.addIndexed(org, client, e, f, m)
+		if err != nil {
+			return nil, err
+		}
+		byModel = append(byModel, found...)
+	}
+	if len(ranges) == 0 {
+		return byModel, nil
+	}
+	found, err := s.addCounters(org, client, ranges, f, m)
+	return append(byModel, found...), err
 }
 
 // bucketRange is the buckets of one span whose start is in [from, to).
@@ -107,49 +135,72 @@ func cover(from, to time.Time, span string) []bucketRange {
 	return append(append(cover(from, start, finer[span]), bucketRange{span, start, end}), cover(end, to, finer[span])...)
 }
 
-// addCounters adds client's counters of the bucket ranges to m, read in one
-// statement: a UNION ALL of one range seek per span on the primary key (an
-// OR of the ranges would make SQLite read every bucket of the client).
-func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, m *enrichment.AcceptanceMetrics) error {
+// addCounters adds client's counters of the bucket ranges to m and returns
+// the model counters' decided revisions by model version, read in one
+// statement: a UNION ALL of one range seek per span on the primary key of
+// each table (an OR of the ranges would make SQLite read every bucket of
+// the client), grouped by model version ("" for the client's counters).
+// With a filter only the model counters are read, and they make m too.
+func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	params := dbx.Params{"org": string(org), "client": FormatID(client)}
-	names := counterNames("")
-	parts := make([]string, len(ranges))
-	for i, r := range ranges {
-		n := strconv.Itoa(i)
-		params["span"+n] = r.span
-		parts[i] = "SELECT " + strings.Join(names, ", ") + " FROM " + schema.MetricCountsTable +
-			" WHERE [[organization]] = {:org} AND [[client]] = {:client} AND [[span]] = {:span" + n + "}"
-		if r.span != spanAll {
-			params["from"+n], params["to"+n] = FormatTime(r.from), FormatTime(r.to)
-			parts[i] += " AND [[start]] >= {:from" + n + "} AND [[start]] < {:to" + n + "}"
+	names := strings.Join(counterNames(""), ", ")
+	var parts []string
+	if !f.active() {
+		for i, r := range ranges {
+			parts = append(parts, "SELECT '' AS [[model]], '' AS [[version]], "+names+" FROM "+schema.MetricCountsTable+rangeSQL(i, r, params))
 		}
 	}
-	sums := make([]string, len(names))
-	for i, n := range names {
-		sums[i] = "COALESCE(SUM(" + n + "), 0)"
+	filter := f.counterSQL(params)
+	for i, r := range ranges {
+		parts = append(parts, "SELECT [[model]], [[version]], "+names+" FROM "+schema.ModelCountsTable+rangeSQL(i, r, params)+filter)
 	}
-	c := newCounts()
-	err := s.db().NewQuery("SELECT " + strings.Join(sums, ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ")").
-		Bind(params).Row(c.targets()...)
+	sums := make([]string, len(counterColumns))
+	for i, c := range counterColumns {
+		sums[i] = "SUM(" + c.name + ")"
+	}
+	rows, err := s.db().NewQuery("SELECT [[model]], [[version]], " + strings.Join(sums, ", ") + " FROM (" +
+		strings.Join(parts, " UNION ALL ") + ") GROUP BY [[model]], [[version]]").Bind(params).Rows()
 	if err != nil {
-		return fmt.Errorf("read counters: %w", err)
+		return nil, fmt.Errorf("read counters: %w", err)
 	}
-	c.addTo(m)
-	return nil
+	defer rows.Close()
+	var byModel []modelCount
+	for rows.Next() {
+		var name, version string
+		c, err := scanCounts(rows, &name, &version)
+		if err != nil {
+			return nil, fmt.Errorf("read counters: %w", err)
+		}
+		if name == "" || f.active() {
+			c.addTo(m)
+		}
+		if name != "" {
+			byModel = append(byModel,
+				modelCount{Name: name, Version: version, Status: enrichment.StatusAccepted, N: c[counterIndex[enrichment.StatusAccepted]]},
+				modelCount{Name: name, Version: version, Status: enrichment.StatusRejected, N: c[counterIndex[enrichment.StatusRejected]]})
+		}
+	}
+	return byModel, rows.Err()
 }
 
-// addIndexed counts client's revisions within w from the indexes, into m.
-func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, m *enrichment.AcceptanceMetrics) error {
-	groups, err := s.metricsCounts(org, client, w)
+// addIndexed counts client's revisions within w from the indexes, into m,
+// and returns the decided ones with a model by model version.
+func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
+	groups, err := s.metricsCounts(org, client, w, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := newCounts()
+	var byModel []modelCount
 	for _, g := range groups {
+		if g.Part == "model" {
+			byModel = append(byModel, modelCount{Name: g.Model, Version: g.Version, Status: g.Status, N: g.N})
+			continue
+		}
 		c.count(g.Status, g.Band, g.Reason, g.N)
 	}
 	c.addTo(m)
-	return nil
+	return byModel, nil
 }
 
 // Overview is the acceptance metrics of every API client of org that
@@ -207,8 +258,13 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 //     (no sort); listing every band and reason value, "" included, turns the
 //     window into one range seek on reviewedAt per group;
 //   - pending: a plain count, by created;
-//   - superseded and expired: a count per status, by closedAt.
-func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]metricsCount, error) {
+//   - superseded and expired: a count per status, by closedAt;
+//   - decided with a model: grouped by status and model version, for
+//     byModel, from the index of decided revisions with their model.
+//
+// With a filter, the first three parts also read the model of every
+// revision they count: the records of the edges, not only index entries.
+func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f ModelFilter) ([]metricsCount, error) {
 	params := dbx.Params{"org": string(org), "pending": enrichment.StatusPending}
 	// note: confidenceBand and reason are select fields, so these are all
 	// their values
@@ -240,11 +296,14 @@ func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window) ([]met
 		closed = append(closed, "[[closedAt]] < {:until}")
 	}
 	params["client"] = FormatID(client)
-	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND "
-	sql := "SELECT [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]]" +
+	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND " + f.revisionSQL(params)
+	none := ", '', ''"
+	sql := "SELECT 'count' AS [[part]], [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]], '' AS [[mname]], '' AS [[mversion]]" +
 		tenant + strings.Join(decided, " AND ") + " GROUP BY [[status]], [[confidenceBand]], [[reason]]" +
-		" UNION ALL SELECT {:pending}, '', '', COUNT(*)" + tenant + strings.Join(pending, " AND ") +
-		" UNION ALL SELECT [[status]], '', '', COUNT(*)" + tenant + strings.Join(closed, " AND ") + " GROUP BY [[status]]"
+		" UNION ALL SELECT 'count', {:pending}, '', '', COUNT(*)" + none + tenant + strings.Join(pending, " AND ") +
+		" UNION ALL SELECT 'count', [[status]], '', '', COUNT(*)" + none + tenant + strings.Join(closed, " AND ") + " GROUP BY [[status]]" +
+		" UNION ALL SELECT 'model', [[status]], '', '', COUNT(*), COALESCE([[model]] ->> '$.name', ''), COALESCE([[model]] ->> '$.version', '')" +
+		tenant + strings.Join(decided, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 2, 6, 7"
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
 		return nil, err

@@ -16,7 +16,8 @@ import (
 // months and windows at arbitrary instants (some on hour, day and month
 // boundaries or a millisecond off them, some open, some short), the
 // metrics made of whole months, days and hours from the counters and the
-// edges from the indexes equal a count of the revisions themselves.
+// edges from the indexes equal a count of the revisions themselves; and so
+// do the figures of one model, one version or both, and byModel.
 func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 	f := fixture.Get(t)
 	app := f.NewApp(t)
@@ -38,6 +39,8 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	models := []any{nil, nil, `{"name":"writer","version":"1"}`, `{"name":"writer","version":"2"}`, `{"name":"tagger","version":"1"}`}
+	pick := rand.New(rand.NewPCG(16, 2)) // note: its own sequence, so the revisions' draws stay as they were
 	for i := range 600 {
 		created := moment()
 		closed := created.Add(time.Duration(rng.Int64N(int64(20 * 24 * time.Hour))))
@@ -60,7 +63,7 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 			"apiClient": store.FormatID(client), "product": store.FormatID(f.A.Products["SKU-1"]), "sku": "SKU-1",
 			"confidence": conf, "confidenceBand": band, "proposed": `{"name":"x"}`, "base": "{}", "status": status,
 			"approvedFields": "[]", "supersededFields": "[]", "reviewedAt": reviewed, "closedAt": closedAt, "reason": reason,
-			"created": store.FormatTime(created), "updated": store.FormatTime(created)}).Execute()
+			"created": store.FormatTime(created), "updated": store.FormatTime(created), "model": models[pick.IntN(len(models))]}).Execute()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,6 +87,7 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 		}
 		return t
 	}
+	modelled := 0
 	for i := range 300 {
 		w := store.Window{Since: instant(), Until: instant()}
 		switch {
@@ -92,16 +96,23 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 		case i%5 == 0 && !w.Since.IsZero():
 			w.Until = w.Since.Add(time.Duration(rng.Int64N(int64(5 * time.Hour)))) // and a few hours
 		}
-		got, err := st.AcceptanceMetrics(f.A.Org, client, w)
+		filter := []store.ModelFilter{{}, {Name: "writer"}, {Version: "1"}, {Name: "writer", Version: "2"}, {Name: "nobody"}}[i%5]
+		got, err := st.AcceptanceMetrics(f.A.Org, client, w, filter)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := st.IndexedMetrics(f.A.Org, client, w)
+		if len(got.ByModel) > 0 {
+			modelled++
+		}
+		want, err := st.IndexedMetrics(f.A.Org, client, w, filter)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("window %v .. %v: counters give\n%+v\nthe revisions\n%+v", fmt.Sprint(w.Since), fmt.Sprint(w.Until), got, want)
+			t.Fatalf("window %v .. %v, model %+v: counters give\n%+v\nthe revisions\n%+v", fmt.Sprint(w.Since), fmt.Sprint(w.Until), filter, got, want)
 		}
+	}
+	if modelled < 100 {
+		t.Errorf("only %d windows had a model version reviewed", modelled)
 	}
 }

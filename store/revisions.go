@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json/v2"
 	"fmt"
 	"slices"
 	"time"
@@ -41,10 +42,14 @@ type revisionRow struct {
 	Reason         string         `db:"reason"`
 	Comment        string         `db:"comment"`
 	Overwritten    types.JSONRaw  `db:"overwrittenFields"`
+	Issues         types.JSONRaw  `db:"issues"`
+	Model          types.JSONRaw  `db:"model"`
+	Sources        types.JSONRaw  `db:"sources"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
-	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields"}
+	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields",
+	"issues", "model", "sources"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -110,6 +115,19 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		Reason:      nullIfEmpty(r.Reason),
 		Comment:     nullIfEmpty(r.Comment),
 		Fields:      r.outcomes(),
+		Issues:      []enrichment.Issue{},
+		Sources:     []enrichment.Source{},
+	}
+	// note: revisions stored before the checks hold NULL; a broken value
+	// shows as none rather than failing the page
+	if len(r.Issues) > 0 {
+		_ = json.Unmarshal(r.Issues, &it.Issues)
+	}
+	if len(r.Sources) > 0 {
+		_ = json.Unmarshal(r.Sources, &it.Sources)
+	}
+	if len(r.Model) > 0 {
+		_ = json.Unmarshal(r.Model, &it.Model)
 	}
 	if r.Product != "" {
 		id := storedID(r.Product)

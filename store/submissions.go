@@ -34,6 +34,8 @@ type submissionProduct struct {
 	Description string `db:"description"`
 	Attributes  []byte `db:"attributes"`
 	Files       []byte `db:"files"`
+	// AttributeTemplate is the id of its attribute template, "" for none.
+	AttributeTemplate string `db:"attributeTemplate"`
 }
 
 func (r submissionProduct) recordID() string { return r.ID }
@@ -43,9 +45,10 @@ func (r submissionProduct) recordID() string { return r.ID }
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
 	[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]],
 	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[supersededFields]], [[supersededBy]],
-	[[closedAt]], [[reason]], [[comment]], [[created]], [[updated]])
+	[[closedAt]], [[reason]], [[comment]], [[issues]], [[model]], [[sources]], [[created]], [[updated]])
 	VALUES ({:id}, {:org}, {:client}, {:product}, {:sku}, {:confidence}, {:band}, {:proposed}, {:base},
-	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:now}, {:now})`
+	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:issues}, {:model}, {:sources},
+	{:now}, {:now})`
 
 // Submit matches each proposal to org's active products by SKU and, unless
 // it is a dry run, stores a pending revision for each CREATED one in a
@@ -58,6 +61,9 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	if err := s.dropForeignOptions(org, proposals); err != nil {
 		return nil, err
 	}
+	if err := s.checkProposals(org, proposals, matches); err != nil {
+		return nil, err
+	}
 
 	results := make([]enrichment.SubmissionResult, len(proposals))
 	var created []int // indexes of CREATED results
@@ -67,9 +73,12 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 			dropUnmergeable(&proposals[i], found[0])
 		}
 		p := proposals[i]
-		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored}
+		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored, Issues: p.Issues}
 		if r.IgnoredFields == nil {
 			r.IgnoredFields = []string{}
+		}
+		if r.Issues == nil {
+			r.Issues = []enrichment.Issue{}
 		}
 		if len(found) == 1 {
 			id := storedID(found[0].ID)
@@ -124,6 +133,11 @@ type newRevision struct {
 	band           string
 	proposed, base string
 	fields         []string // the proposed field names
+	// what the checks found, the model (nil for none) and the sources, as JSON
+	issues, sources string
+	model           *string
+	modelName       string // "" for none
+	modelVersion    string
 }
 
 // newRevisions encodes the revisions of the created proposals. It runs
@@ -157,7 +171,24 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 			return fmt.Errorf("encode base of proposal %d: %w", i, err)
 		}
 		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base),
-			fields: p.Fields.Names()}
+			fields: p.Fields.Names(), issues: "[]", sources: "[]"}
+		if len(p.Issues) > 0 {
+			if r.issues, err = encodeString(p.Issues); err != nil {
+				return fmt.Errorf("encode issues of proposal %d: %w", i, err)
+			}
+		}
+		if len(p.Sources) > 0 {
+			if r.sources, err = encodeString(p.Sources); err != nil {
+				return fmt.Errorf("encode sources of proposal %d: %w", i, err)
+			}
+		}
+		if p.Model != nil {
+			model, err := encodeString(p.Model)
+			if err != nil {
+				return fmt.Errorf("encode model of proposal %d: %w", i, err)
+			}
+			r.model, r.modelName, r.modelVersion = &model, p.Model.Name, p.Model.Version
+		}
 		if p.Confidence != nil {
 			r.confidence, r.band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
 		}
@@ -176,11 +207,13 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	}
 	created := make([]*enrichment.ProposalState, len(rows))
 	products := make([]string, len(rows))
+	models := make(map[int64]modelKey, len(rows)) // of created and older, by revision id
 	for n, r := range rows {
 		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields, Status: enrichment.StatusPending}
+		models[created[n].ID] = modelKey{r.modelName, r.modelVersion}
 		products[n] = r.product
 	}
-	older, err := s.pendingProposals(org, client, unique(products))
+	older, err := s.pendingProposals(org, client, unique(products), models)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +237,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 			"id": FormatID(c.ID), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
 			"base": r.base, "external": external, "status": c.Status, "superseded": string(superseded),
-			"by": by, "closed": closed, "now": stamp,
+			"by": by, "closed": closed, "now": stamp, "issues": r.issues, "model": r.model, "sources": r.sources,
 		}).Execute()
 		if err != nil {
 			return nil, fmt.Errorf("insert revision for item %d: %w", r.item, err)
@@ -219,11 +252,11 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	deltas := metricDeltas{}
 	var superseded []int64
 	for _, c := range created {
-		deltas.add(who, now, c.Status, "", "", 1)
+		deltas.add(who, models[c.ID], now, c.Status, "", "", 1)
 	}
 	for _, o := range older {
 		if o.Status == enrichment.StatusSuperseded {
-			deltas.move(who, o.Created, now, o.Status, "", "")
+			deltas.move(who, models[o.ID], o.Created, now, o.Status, "", "")
 		}
 		if o.Changed {
 			changed = append(changed, o.ID)
@@ -238,6 +271,12 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		return nil, err
 	}
 	return changed, s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
+}
+
+// encodeString is v as JSON text.
+func encodeString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // baseSnapshot is enrichment.Fields as a revision's base stores it: the
@@ -307,7 +346,7 @@ func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
 	}
-	rows, err := activeBySKU[submissionProduct](s, org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files"})
+	rows, err := activeBySKU[submissionProduct](s, org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files", "attributeTemplate"})
 	if err != nil {
 		return nil, fmt.Errorf("match submitted skus: %w", err)
 	}

@@ -18,8 +18,9 @@ import (
 // Supersede changed.
 
 // pendingProposals loads client's pending revisions of org for products,
-// with their proposed and superseded fields.
-func (s *Store) pendingProposals(org enrichment.Org, client int64, products []string) ([]*enrichment.ProposalState, error) {
+// with their proposed and superseded fields, and notes each one's model in
+// models (for the metric counters, which the rules need not see).
+func (s *Store) pendingProposals(org enrichment.Org, client int64, products []string, models map[int64]modelKey) ([]*enrichment.ProposalState, error) {
 	if len(products) == 0 {
 		return nil, nil
 	}
@@ -29,12 +30,13 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 		Product    string         `db:"product"`
 		Proposed   []byte         `db:"proposed"`
 		Superseded []byte         `db:"supersededFields"`
+		Model      []byte         `db:"model"`
 	}
 	// note: the index is named because without statistics of revisions
 	// SQLite prefers (organization, status) and walks every pending revision
 	// of the organization (23 ms instead of 6 for a batch of 1000); the
 	// literal 'pending' is what lets it use the partial index at all
-	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]]
+	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]], [[model]]
 		FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
 		AND ` + inList("product", "products") + `
@@ -48,6 +50,7 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	for i, r := range rows {
 		out[i] = &enrichment.ProposalState{ID: storedID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: proposedNames(r.Proposed),
 			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending}
+		models[out[i].ID] = storedModel(r.Model)
 	}
 	return out, nil
 }
