@@ -1,7 +1,6 @@
 package store
 
 import (
-	"database/sql"
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -65,24 +64,9 @@ func (s *Store) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error)
 // Templates returns the organization's templates with their options, by
 // name.
 func (r *CatalogReader) Templates() ([]CatalogTemplate, error) {
-	var rows []struct {
-		Template      string         `db:"template"`
-		Name          string         `db:"name"`
-		Active        bool           `db:"active"`
-		Attr          sql.NullString `db:"attribute"`
-		Unit          sql.NullString `db:"unit"`
-		DataType      sql.NullString `db:"dataType"`
-		Priority      sql.NullInt64  `db:"priority"`
-		ShowOnWebsite sql.NullBool   `db:"showOnWebsite"`
-		IsSearchable  sql.NullBool   `db:"isSearchable"`
-	}
-	err := r.db.NewQuery(`SELECT t.[[id]] AS [[template]], t.[[name]], t.[[active]], o.[[attribute]],
-		o.[[unit]], o.[[dataType]], o.[[priority]], o.[[showOnWebsite]], o.[[isSearchable]]
-		FROM {{attribute_templates}} t LEFT JOIN {{attribute_options}} o ON o.[[template]] = t.[[id]]
-		WHERE t.[[organization]] = {:org} ORDER BY t.[[name]], CAST(o.[[id]] AS INTEGER)`).
-		Bind(dbx.Params{"org": string(r.org)}).All(&rows)
+	rows, err := templateOptionRows(r.db, r.org)
 	if err != nil {
-		return nil, fmt.Errorf("read templates of organization %s: %w", r.org, err)
+		return nil, err
 	}
 	var out []CatalogTemplate
 	for _, o := range rows {
@@ -91,8 +75,7 @@ func (r *CatalogReader) Templates() ([]CatalogTemplate, error) {
 		}
 		if o.Attr.Valid {
 			t := &out[len(out)-1]
-			t.Options = append(t.Options, ImportOptionRow{Attribute: o.Attr.String, Unit: o.Unit.String, DataType: o.DataType.String,
-				Priority: int(o.Priority.Int64), ShowOnWebsite: o.ShowOnWebsite.Bool, IsSearchable: o.IsSearchable.Bool})
+			t.Options = append(t.Options, o.option())
 		}
 	}
 	return out, nil

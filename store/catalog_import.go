@@ -49,30 +49,52 @@ type StoredProduct struct {
 	Hash            string
 }
 
+// templateOptionRow is a template of an organization with one of its
+// options; the option's columns are null for a template without any.
+type templateOptionRow struct {
+	Template      string         `db:"template"`
+	Name          string         `db:"name"`
+	Active        bool           `db:"active"`
+	Option        sql.NullString `db:"option"`
+	Attr          sql.NullString `db:"attribute"`
+	Unit          sql.NullString `db:"unit"`
+	DataType      sql.NullString `db:"dataType"`
+	Priority      sql.NullInt64  `db:"priority"`
+	ShowOnWebsite sql.NullBool   `db:"showOnWebsite"`
+	IsSearchable  sql.NullBool   `db:"isSearchable"`
+}
+
+// option is the row's option as the catalog file spells it.
+func (r templateOptionRow) option() ImportOptionRow {
+	return ImportOptionRow{Attribute: r.Attr.String, Unit: r.Unit.String, DataType: r.DataType.String,
+		Priority: int(r.Priority.Int64), ShowOnWebsite: r.ShowOnWebsite.Bool, IsSearchable: r.IsSearchable.Bool}
+}
+
+// templateOptionRows reads org's templates with their options, by template
+// name, then option id: what the import compares a file with and what the
+// export writes.
+func templateOptionRows(db dbx.Builder, org enrichment.Org) ([]templateOptionRow, error) {
+	var rows []templateOptionRow
+	err := db.NewQuery(`SELECT t.[[id]] AS [[template]], t.[[name]], t.[[active]], o.[[id]] AS [[option]], o.[[attribute]],
+		o.[[unit]], o.[[dataType]], o.[[priority]], o.[[showOnWebsite]], o.[[isSearchable]]
+		FROM {{attribute_templates}} t LEFT JOIN {{attribute_options}} o ON o.[[template]] = t.[[id]]
+		WHERE t.[[organization]] = {:org} ORDER BY t.[[name]], CAST(o.[[id]] AS INTEGER)`).
+		Bind(dbx.Params{"org": string(org)}).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("read templates of organization %s: %w", org, err)
+	}
+	return rows, nil
+}
+
 // LoadImportState reads org's templates, options and brands.
 func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	st := &ImportState{
 		Templates: map[string]*ImportTemplate{},
 		Brands:    map[string]*ImportBrand{},
 	}
-	var options []struct {
-		Template      string         `db:"template"`
-		Name          string         `db:"name"`
-		Active        bool           `db:"active"`
-		Option        sql.NullString `db:"option"`
-		Attr          sql.NullString `db:"attribute"`
-		Unit          sql.NullString `db:"unit"`
-		DataType      sql.NullString `db:"dataType"`
-		Priority      sql.NullInt64  `db:"priority"`
-		ShowOnWebsite sql.NullBool   `db:"showOnWebsite"`
-		IsSearchable  sql.NullBool   `db:"isSearchable"`
-	}
-	err := s.db().NewQuery(`SELECT t.[[id]] AS [[template]], t.[[name]], t.[[active]], o.[[id]] AS [[option]], o.[[attribute]],
-		o.[[unit]], o.[[dataType]], o.[[priority]], o.[[showOnWebsite]], o.[[isSearchable]]
-		FROM {{attribute_templates}} t LEFT JOIN {{attribute_options}} o ON o.[[template]] = t.[[id]]
-		WHERE t.[[organization]] = {:org}`).Bind(dbx.Params{"org": string(org)}).All(&options)
+	options, err := templateOptionRows(s.db(), org)
 	if err != nil {
-		return nil, fmt.Errorf("load templates of organization %s: %w", org, err)
+		return nil, err
 	}
 	for _, o := range options {
 		t := st.Templates[o.Name]
@@ -82,8 +104,7 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 		}
 		if o.Option.Valid {
 			t.Options[o.Attr.String] = storedID(o.Option.String)
-			t.stored[o.Attr.String] = ImportOptionRow{Attribute: o.Attr.String, Unit: o.Unit.String, DataType: o.DataType.String,
-				Priority: int(o.Priority.Int64), ShowOnWebsite: o.ShowOnWebsite.Bool, IsSearchable: o.IsSearchable.Bool}
+			t.stored[o.Attr.String] = o.option()
 		}
 	}
 
