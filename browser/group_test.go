@@ -74,7 +74,7 @@ func TestGroupIsOneRequest(t *testing.T) {
 	}
 
 	// one revision alone: a records API update
-	single := s.submit(a, "both", proposal{"SKU-NEW", 85, enrichment.Fields{Name: ptr("Newest")}})[0]
+	single := s.submit(a, "both", proposal{"SKU-NEW", 85, enrichment.Fields{Name: ptr("Newest edition")}})[0]
 	do(t, ctx, chromedp.Reload())
 	openRevision(t, ctx, single)
 	do(t, ctx, chromedp.Click(chromedp.CSS("#accept-all")))
