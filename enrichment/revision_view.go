@@ -26,11 +26,17 @@ type RevisionItem struct {
 	Reason       *string       `json:"reason"`       // given with a decision, else nil
 	Comment      *string       `json:"comment"`      // given with a decision, else nil
 	Fields       FieldOutcomes `json:"fields"`
+	// what became of each proposed attribute, by name (Outcomes)
+	Attributes FieldOutcomes `json:"attributes"`
+	// the reviewer's corrections as applied, null when none
+	Corrections jsontext.Value `json:"corrections"`
+	// the reviewer's reason per field or attribute not applied, null when none
+	FieldReasons jsontext.Value `json:"fieldReasons"`
 }
 
-// FieldOutcome is what became of one proposed field.
+// FieldOutcome is what became of one proposed field or attribute.
 type FieldOutcome struct {
-	Field   string // an enrichable field name
+	Field   string // an enrichable field name, or an attribute's name
 	Outcome string // one of the Outcome* values
 }
 

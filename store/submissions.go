@@ -43,9 +43,9 @@ func (r submissionProduct) recordID() string { return r.ID }
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
 	[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]],
 	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[supersededFields]], [[supersededBy]],
-	[[closedAt]], [[reason]], [[comment]], [[created]], [[updated]])
+	[[closedAt]], [[reason]], [[comment]], [[supersededAttributes]], [[created]], [[updated]])
 	VALUES ({:id}, {:org}, {:client}, {:product}, {:sku}, {:confidence}, {:band}, {:proposed}, {:base},
-	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:now}, {:now})`
+	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:attrs}, {:now}, {:now})`
 
 // Submit matches each proposal to org's active products by SKU and, unless
 // it is a dry run, stores a pending revision for each CREATED one in a
@@ -115,6 +115,7 @@ type newRevision struct {
 	band           string
 	proposed, base string
 	fields         []string // the proposed field names
+	attributes     []string // the names of the proposed attributes
 }
 
 // newRevisions encodes the revisions of the created proposals. It runs
@@ -148,7 +149,7 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 			return fmt.Errorf("encode base of proposal %d: %w", i, err)
 		}
 		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base),
-			fields: p.Fields.Names()}
+			fields: p.Fields.Names(), attributes: p.Fields.AttributeNames()}
 		if p.Confidence != nil {
 			r.confidence, r.band = *p.Confidence, enrichment.ConfidenceBand(*p.Confidence)
 		}
@@ -168,7 +169,8 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	created := make([]*enrichment.ProposalState, len(rows))
 	products := make([]string, len(rows))
 	for n, r := range rows {
-		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields, Status: enrichment.StatusPending}
+		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields,
+			Attributes: r.attributes, Status: enrichment.StatusPending}
 		products[n] = r.product
 	}
 	older, err := s.pendingProposals(org, client, unique(products))
@@ -187,6 +189,14 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		if err != nil {
 			return err
 		}
+		var attrs any // NULL unless some attribute was superseded
+		if len(c.SupersededAttributes) > 0 {
+			text, err := json.Marshal(c.SupersededAttributes)
+			if err != nil {
+				return err
+			}
+			attrs = string(text)
+		}
 		by, closed := "", ""
 		if c.Status == enrichment.StatusSuperseded {
 			by, closed = FormatID(c.SupersededBy), stamp
@@ -195,7 +205,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 			"id": FormatID(c.ID), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
 			"base": r.base, "external": external, "status": c.Status, "superseded": string(superseded),
-			"by": by, "closed": closed, "now": stamp,
+			"by": by, "closed": closed, "attrs": attrs, "now": stamp,
 		}).Execute()
 		if err != nil {
 			return fmt.Errorf("insert revision for item %d: %w", r.item, err)
