@@ -78,7 +78,7 @@ func seedHistory(ctx context.Context, bin, data, org, client string, n int) (sec
 			FROM shaped)
 		INSERT INTO revisions (id, organization, apiClient, product, sku, confidence, confidenceBand,
 			proposed, base, status, approvedFields, reviewedAt, reviewer, externalSubmissionId,
-			supersededFields, supersededBy, closedAt, reason, comment, created, updated)
+			supersededFields, supersededBy, closedAt, reason, comment, decisionMask, created, updated)
 		SELECT CAST(?5 + i AS TEXT), ?6, ?7, p.id, p.sku, confidence,
 			CASE WHEN confidence >= 80 THEN '80-100' WHEN confidence >= 50 THEN '50-79' ELSE '0-49' END,
 			'{"name":"Proposed name"}', '{"name":"Old name"}', status,
@@ -88,7 +88,7 @@ func seedHistory(ctx context.Context, bin, data, org, client string, n int) (sec
 			CASE status WHEN 'superseded' THEN `+sqlTime("laterMs")+`
 				WHEN 'expired' THEN `+sqlTime("createdMs + 90 * ?4")+` ELSE '' END,
 			CASE WHEN status = 'rejected' THEN json_extract(?8, '$[' || (i % 6) || ']') ELSE '' END,
-			'', `+sqlTime("createdMs")+`, `+sqlTime("MAX(createdMs, laterMs)")+`
+			'', CASE status WHEN 'accepted' THEN 33 WHEN 'rejected' THEN 1 ELSE 0 END, `+sqlTime("createdMs")+`, `+sqlTime("MAX(createdMs, laterMs)")+`
 		FROM stated JOIN history_products p ON p.n = stated.i % (SELECT COUNT(*) FROM history_products)`,
 		n, endMs, float64(historyDays), day, first, org, client,
 		`["inaccurate","low_quality","off_brand","incomplete","duplicate","other"]`)

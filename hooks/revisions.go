@@ -38,7 +38,7 @@ const systemDecider = "system"
 var (
 	decisionFields = []string{"status", "approvedFields", "reason", "comment", "corrections", "fieldReasons"}
 	serverFields   = []string{"reviewedAt", "reviewer", "closedAt", "supersededBy", "supersededFields",
-		"approvedAttributes", "supersededAttributes", "overwrittenAttributes"}
+		"approvedAttributes", "supersededAttributes", "overwrittenAttributes", "decisionMask"}
 )
 
 // registerRevisions makes updating a revision the review decision: the state
@@ -79,7 +79,7 @@ func registerRevisions(app core.App) {
 					return fmt.Errorf("api client of revision %s: %w", r.Id, err)
 				}
 				err = st.RecordDecision(org, client, r.GetDateTime("created"), r.GetString("confidenceBand"),
-					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
+					r.GetString("status"), r.GetString("reason"), enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
 				if err != nil {
 					return err
 				}
@@ -232,6 +232,7 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 		return false, err
 	}
 	rev.Set("approvedFields", applied.Fields)
+	rev.Set("decisionMask", int(enrichment.NewFieldMask(proposed.Names(), applied.Fields, applied.Corrections.Keys())))
 	rev.Set("approvedAttributes", nil)
 	if len(applied.Attributes) > 0 {
 		rev.Set("approvedAttributes", applied.Attributes)

@@ -148,8 +148,44 @@ func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, m *enrich
 	for _, g := range groups {
 		c.count(g.Status, g.Band, g.Reason, g.N)
 	}
+	masks, err := s.decisionMasks(org, client, w)
+	if err != nil {
+		return err
+	}
+	for _, g := range masks {
+		c.countFields(g.Mask, g.N)
+	}
 	c.addTo(m)
 	return nil
+}
+
+// decisionMasks counts client's decided revisions within w by decision
+// mask, from the index that holds them (migrations/1795274710_field_metrics.go):
+// the per-field counts of a window's edges.
+func (s *Store) decisionMasks(org enrichment.Org, client int64, w Window) ([]struct {
+	Mask enrichment.FieldMask `db:"mask"`
+	N    int                  `db:"n"`
+}, error) {
+	params := dbx.Params{"org": string(org), "client": FormatID(client)}
+	where := "[[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] IN ('accepted', 'rejected')"
+	if !w.Since.IsZero() {
+		params["since"] = FormatTime(w.Since)
+		where += " AND [[reviewedAt]] > {:since}"
+	}
+	if !w.Until.IsZero() {
+		params["until"] = FormatTime(w.Until)
+		where += " AND [[reviewedAt]] < {:until}"
+	}
+	var out []struct {
+		Mask enrichment.FieldMask `db:"mask"`
+		N    int                  `db:"n"`
+	}
+	err := s.db().NewQuery("SELECT [[decisionMask]] AS [[mask]], COUNT(*) AS [[n]] FROM {{revisions}} INDEXED BY " +
+		schema.IdxRevisionsDecidedFields + " WHERE " + where + " GROUP BY [[decisionMask]]").Bind(params).All(&out)
+	if err != nil {
+		return nil, fmt.Errorf("count decisions by field: %w", err)
+	}
+	return out, nil
 }
 
 // Overview is the acceptance metrics of every API client of org that
