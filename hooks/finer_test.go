@@ -79,6 +79,11 @@ func TestFinerDecisions(t *testing.T) {
 					t.Errorf("attributes %v", got)
 				}
 			}},
+		{name: "more than five entries in approvedFields", url: revFull, as: reviewerA,
+			body: `{"status":"accepted","approvedFields":["name","slug","description","files",` +
+				`"attributes.Color","attributes.Fit","attributes.Size"]}`,
+			status: 200, content: []string{`"approvedFields":["name","slug","description","attributes","files"]`,
+				`"approvedAttributes":["Color","Fit","Size"]`}},
 		{name: "an attribute not proposed", url: revFull, as: reviewerA, before: snap,
 			body:   `{"status":"accepted","approvedFields":["attributes.Weight"]}`,
 			status: 400, content: []string{`"approvedFields"`, `attributes.Weight`, `validation_not_proposed`}, check: refused},
