@@ -43,9 +43,13 @@ func NewFieldMask(proposed, applied, corrected []string) FieldMask {
 	return m
 }
 
-// Proposed, Applied and Corrected report the field at place i.
-func (m FieldMask) Proposed(i int) bool  { return m&(1<<i) != 0 }
-func (m FieldMask) Applied(i int) bool   { return m&(1<<(5+i)) != 0 }
+// Proposed reports whether the field at place i was proposed.
+func (m FieldMask) Proposed(i int) bool { return m&(1<<i) != 0 }
+
+// Applied reports whether the field at place i was applied.
+func (m FieldMask) Applied(i int) bool { return m&(1<<(5+i)) != 0 }
+
+// Corrected reports whether the field at place i was corrected.
 func (m FieldMask) Corrected(i int) bool { return m&(1<<(10+i)) != 0 }
 
 // AnyCorrected reports whether the decision corrected anything.

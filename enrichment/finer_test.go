@@ -204,3 +204,16 @@ func TestOutcomes(t *testing.T) {
 		})
 	}
 }
+
+func TestFieldMask(t *testing.T) {
+	m := NewFieldMask([]string{"name", "attributes", "files"}, []string{"name", "attributes"}, []string{"attributes.Color"})
+	var got []string
+	for i, f := range EnrichableFields {
+		got = append(got, f+":"+map[bool]string{true: "p", false: "-"}[m.Proposed(i)]+
+			map[bool]string{true: "a", false: "-"}[m.Applied(i)]+map[bool]string{true: "c", false: "-"}[m.Corrected(i)])
+	}
+	want := []string{"name:pa-", "slug:---", "description:---", "attributes:pac", "files:p--"}
+	if !slices.Equal(got, want) || !m.AnyCorrected() || NewFieldMask([]string{"name"}, nil, nil).AnyCorrected() {
+		t.Errorf("mask %b: %v, want %v", m, got, want)
+	}
+}
