@@ -79,7 +79,7 @@ func seedHistory(ctx context.Context, bin, data, org, client string, n int) (sec
 			FROM shaped)
 		INSERT INTO revisions (id, organization, apiClient, product, sku, confidence, confidenceBand,
 			proposed, base, status, approvedFields, reviewedAt, reviewer, externalSubmissionId,
-			supersededFields, supersededBy, closedAt, reason, comment, model, created, updated)
+			supersededFields, supersededBy, closedAt, reason, comment, model, decisionMask, created, updated)
 		SELECT CAST(?5 + i AS TEXT), ?6, ?7, p.id, p.sku, confidence,
 			CASE WHEN confidence >= 80 THEN '80-100' WHEN confidence >= 50 THEN '50-79' ELSE '0-49' END,
 			'{"name":"Proposed name"}', '{"name":"Old name"}', status,
@@ -90,7 +90,8 @@ func seedHistory(ctx context.Context, bin, data, org, client string, n int) (sec
 				WHEN 'expired' THEN `+sqlTime("createdMs + 90 * ?4")+` ELSE '' END,
 			CASE WHEN status = 'rejected' THEN json_extract(?8, '$[' || (i % 6) || ']') ELSE '' END,
 			'', CASE WHEN i % 10 = 9 THEN NULL ELSE json_object('name', 'writer-' || (i % 3),
-				'version', 'v' || CAST((?2 - createdMs) / (30 * ?4) AS INTEGER)) END, `+sqlTime("createdMs")+`, `+sqlTime("MAX(createdMs, laterMs)")+`
+				'version', 'v' || CAST((?2 - createdMs) / (30 * ?4) AS INTEGER)) END,
+			CASE status WHEN 'accepted' THEN 33 WHEN 'rejected' THEN 1 ELSE 0 END, `+sqlTime("createdMs")+`, `+sqlTime("MAX(createdMs, laterMs)")+`
 		FROM stated JOIN history_products p ON p.n = stated.i % (SELECT COUNT(*) FROM history_products)`,
 		n, endMs, float64(historyDays), day, first, org, client,
 		`["inaccurate","low_quality","off_brand","incomplete","duplicate","other"]`)

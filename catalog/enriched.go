@@ -25,7 +25,7 @@ import (
 // revisions' fields it overwrites, written at the end.
 type acceptedChanges struct {
 	forget      []store.AcceptedValue
-	overwritten map[int64][]string // revision id → fields
+	overwritten map[int64][]string // revision id → fields and "attributes.NAME"
 }
 
 // keepAccepted applies the accepted values on record for a stored product
@@ -59,6 +59,9 @@ func (im *importer) keepAccepted(q *decoded, current store.ImportProductRow, val
 			im.accepted.forget = append(im.accepted.forget, v)
 			if fields := im.accepted.overwritten[v.Revision]; !slices.Contains(fields, v.Field) {
 				im.accepted.overwritten[v.Revision] = append(fields, v.Field)
+			}
+			if v.Field == "attributes" { // and which attribute
+				im.accepted.overwritten[v.Revision] = append(im.accepted.overwritten[v.Revision], enrichment.AttributeKey(v.Attribute))
 			}
 		}
 	}

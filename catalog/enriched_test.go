@@ -89,6 +89,9 @@ func outcomes(t *testing.T, app core.App, org enrichment.Org, client int64) map[
 		for _, f := range it.Fields {
 			fields = append(fields, f.Field+":"+f.Outcome)
 		}
+		for _, a := range it.Attributes {
+			fields = append(fields, "attributes."+a.Field+":"+a.Outcome)
+		}
 		out[fmt.Sprint(it.ID)] = strings.Join(fields, " ")
 	}
 	return out
@@ -142,7 +145,7 @@ func TestImportRespectsAcceptedValues(t *testing.T) {
 			want: wantAttributes(`[{"attribute":"Color","detail":"Blue","optionId":%[1]s},` +
 				`{"attribute":"Size","detail":"43","optionId":%[2]s},{"attribute":"Lining","detail":"Mesh"}]`),
 			result:   Result{Updated: 1, KeptEnriched: 1},
-			outcomes: []string{"attributes:applied"}, remembers: 2,
+			outcomes: []string{"attributes:applied attributes.Color:applied attributes.Lining:applied"}, remembers: 2,
 		},
 		{
 			name: "one attribute changed in the feed, another kept",
@@ -153,7 +156,7 @@ func TestImportRespectsAcceptedValues(t *testing.T) {
 			want: wantAttributes(`[{"attribute":"Color","detail":"Green","optionId":%[1]s},` +
 				`{"attribute":"Size","detail":"42","optionId":%[2]s},{"attribute":"Lining","detail":"Mesh"}]`),
 			result:   Result{Updated: 1, KeptEnriched: 1},
-			outcomes: []string{"attributes:overwritten"}, remembers: 1,
+			outcomes: []string{"attributes:overwritten attributes.Color:overwritten attributes.Lining:applied"}, remembers: 1,
 		},
 		{
 			name:      "files are kept whole",

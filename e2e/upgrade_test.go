@@ -270,6 +270,38 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 			t.Errorf("revision %d after the upgrade: %s, reviewed %v, closed %v", i, r.Status, r.ReviewedAt, r.ClosedAt)
 		}
 	}
+	// finer decisions: the revisions decided before show each proposed
+	// attribute in the state their attributes field had, and the metrics
+	// count them per field
+	var finer struct {
+		Items []struct {
+			ID         int64
+			Fields     map[string]string
+			Attributes map[string]string
+		}
+	}
+	if err := json.Unmarshal(mustGet(t, api+"/revisions?pageSize=500", keyA.Key, 200), &finer); err != nil {
+		t.Fatal(err)
+	}
+	wantAttributes := map[int64]string{ids[0]: "applied", ids[1]: "not_applied", ids[2]: "not_applied", ids[3]: "pending"}
+	for _, r := range finer.Items {
+		if want, ok := wantAttributes[r.ID]; ok && (r.Attributes["Color"] != want || r.Fields["attributes"] != want || len(r.Attributes) != 1) {
+			t.Errorf("revision %d after the upgrade: fields %v, attributes %v; want Color and the attributes field %s", r.ID, r.Fields, r.Attributes, want)
+		}
+	}
+	var metrics struct {
+		Corrected int
+		ByField   []struct {
+			Field                        string
+			Proposed, Applied, Corrected int
+		}
+	}
+	if err := json.Unmarshal(mustGet(t, api+"/acceptance-rate", keyA.Key, 200), &metrics); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(metrics.Corrected, metrics.ByField); got != "0 [{name 3 2 0} {slug 0 0 0} {description 3 1 0} {attributes 3 1 0} {files 0 0 0}]" {
+		t.Errorf("metrics per field after the upgrade: %s", got)
+	}
 	if status, _ := get(api+"/attribute-templates", rotated.Key); status != 200 {
 		t.Errorf("a rotated-out key in its grace period: %d after the upgrade", status)
 	}

@@ -13,6 +13,8 @@ type AcceptanceMetrics struct {
 	Superseded       int             `json:"superseded"`
 	Expired          int             `json:"expired"`
 	ByReason         []ReasonMetrics `json:"byReason"`
+	Corrected        int             `json:"corrected"` // reviewed revisions with a correction; also accepted
+	ByField          []FieldMetrics  `json:"byField"`   // one per enrichable field, in API order
 	// ByModel is in GET /acceptance-rate only (nil elsewhere): each model
 	// version with a reviewed proposal in the window, by name then version.
 	ByModel []ModelMetrics `json:"byModel,omitzero"`
@@ -51,6 +53,10 @@ func NewAcceptanceMetrics() AcceptanceMetrics {
 	for i, reason := range Reasons {
 		m.ByReason[i].Reason = reason
 	}
+	m.ByField = make([]FieldMetrics, len(EnrichableFields))
+	for i, field := range EnrichableFields {
+		m.ByField[i].Field = field
+	}
 	return m
 }
 
@@ -67,6 +73,12 @@ func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 	}
 	for i := range m.ByReason {
 		m.ByReason[i].Count += o.ByReason[i].Count
+	}
+	m.Corrected += o.Corrected
+	for i := range m.ByField {
+		m.ByField[i].Proposed += o.ByField[i].Proposed
+		m.ByField[i].Applied += o.ByField[i].Applied
+		m.ByField[i].Corrected += o.ByField[i].Corrected
 	}
 }
 

@@ -1,6 +1,7 @@
 package enrichment
 
 import (
+	"encoding/json/jsontext"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,9 @@ type UnderReview struct {
 	Created    time.Time
 	Proposed   Fields
 	Superseded []string // proposed fields a newer proposal of the same client replaced
+	// proposed attributes a newer proposal replaced, by name; "attributes"
+	// in Superseded stands for all of them
+	SupersededAttributes []string
 }
 
 // Decision is a reviewer's decision on a revision.
@@ -27,6 +31,21 @@ type Decision struct {
 	ApprovedFields []string // when accepting: the fields to apply; empty for all still pending
 	Reason         string   // one of Reasons, or ""
 	Comment        string
+	// by field or "attributes.NAME", from the decision's JSON objects;
+	// nil when absent (see ParseObject)
+	Corrections  map[string]jsontext.Value // what to apply instead of the proposed value
+	FieldReasons map[string]jsontext.Value // why a field or attribute is not applied
+}
+
+// Applied is what an accepting decision applies to the product.
+type Applied struct {
+	Fields     []string // in API order; "attributes" when any attribute is applied
+	Attributes []string // the names of the applied attributes, in the order proposed
+	// Values are the proposed values with the corrections in their place,
+	// attributes only the applied ones: what to write to the product
+	Values Fields
+	// Corrections are the corrections as applied, nil when none
+	Corrections Corrections
 }
 
 // ReviewPolicy is what an organization decided about its review.
@@ -46,48 +65,64 @@ func (p ReviewPolicy) Overdue(created, now time.Time) bool {
 // in a transaction of its own (the decision's is rolled back).
 const RuleRevisionExpired = "validation_revision_expired"
 
-// Decide checks d against rev under policy at now. It returns the fields to
-// apply to the product, in API order (nil unless d accepts), and whether d
-// decides anything (a pending revision saved as pending decides nothing). A
-// broken rule is an *Error naming the field at fault.
-func Decide(rev UnderReview, d Decision, policy ReviewPolicy, now time.Time) (applied []string, decided bool, err error) {
+// Decide checks d against rev under policy at now. It returns what to
+// apply to the product (nothing unless d accepts), and whether d decides
+// anything (a pending revision saved as pending decides nothing). A broken
+// rule is an *Error naming the field at fault.
+func Decide(rev UnderReview, d Decision, policy ReviewPolicy, now time.Time) (Applied, bool, error) {
+	applied, decided, err := decide(rev, d, policy, now)
+	if err != nil {
+		return Applied{}, false, err
+	}
+	return applied, decided, nil
+}
+
+func decide(rev UnderReview, d Decision, policy ReviewPolicy, now time.Time) (applied Applied, decided bool, err error) {
 	if rev.Status != StatusPending {
-		return nil, false, Invalid("status", "validation_decision_final",
+		return applied, false, Invalid("status", "validation_decision_final",
 			fmt.Sprintf("This revision was already %s; a decision is final.", rev.Status),
 			"A revision that reached a final state cannot change.")
 	}
 	switch d.Status {
 	case StatusPending:
-		return nil, false, checkNoDecision(d)
+		return applied, false, checkNoDecision(d)
 	case StatusAccepted, StatusRejected:
 	case StatusSuperseded, StatusExpired:
-		return nil, false, Invalid("status", "validation_service_status",
+		return applied, false, Invalid("status", "validation_service_status",
 			fmt.Sprintf("A revision becomes %s by the service only; a reviewer accepts or rejects it.", d.Status),
 			"Must be accepted or rejected.")
 	default:
-		return nil, false, Invalid("status", "validation_invalid_status",
+		return applied, false, Invalid("status", "validation_invalid_status",
 			"A revision can only be accepted or rejected.", "Must be accepted or rejected.")
 	}
 	if policy.Overdue(rev.Created, now) {
-		return nil, false, Invalid("status", RuleRevisionExpired,
+		return applied, false, Invalid("status", RuleRevisionExpired,
 			fmt.Sprintf("This revision waited longer than %d days for review and has expired; it can no longer be decided.", policy.TTLDays),
 			"The revision has expired.")
 	}
 	if err := checkReasonAndComment(d); err != nil {
-		return nil, false, err
+		return applied, false, err
 	}
 
 	pending := PendingFields(rev.Proposed, rev.Superseded)
+	pendingAttrs := PendingAttributes(rev.Proposed, rev.Superseded, rev.SupersededAttributes)
 	if d.Status == StatusAccepted {
-		if applied, err = approve(rev.Proposed, pending, d.ApprovedFields); err != nil {
-			return nil, false, err
+		if applied, err = approve(rev, pending, pendingAttrs, d.ApprovedFields); err != nil {
+			return Applied{}, false, err
 		}
 	} else if len(d.ApprovedFields) > 0 {
-		return nil, false, Invalid("approvedFields", "validation_not_accepted",
+		return applied, false, Invalid("approvedFields", "validation_not_accepted",
 			"A rejected revision cannot have approved fields.", "Only an accepted revision has approved fields.")
 	}
-	if err := checkReasonNeeded(d, len(applied) < len(pending), policy); err != nil {
-		return nil, false, err
+	if err := correct(rev.Proposed, &applied, d.Corrections); err != nil {
+		return Applied{}, false, err
+	}
+	if err := checkFieldReasons(rev.Proposed, applied, d.FieldReasons); err != nil {
+		return Applied{}, false, err
+	}
+	notApplied := len(applied.Fields) < len(pending) || len(applied.Attributes) < len(pendingAttrs)
+	if err := checkReasonNeeded(d, notApplied, policy); err != nil {
+		return Applied{}, false, err
 	}
 	return applied, true, nil
 }
@@ -99,29 +134,36 @@ func checkNoDecision(d Decision) error {
 	case len(d.ApprovedFields) > 0:
 		return Invalid("approvedFields", "validation_not_accepted",
 			"Approved fields can only be given when accepting a revision.", "Only an accepted revision has approved fields.")
-	case d.Reason != "", d.Comment != "":
+	case d.Reason != "", d.Comment != "", d.Corrections != nil, d.FieldReasons != nil:
 		field := "reason"
-		if d.Reason == "" {
+		switch {
+		case d.Reason != "":
+		case d.Comment != "":
 			field = "comment"
+		case d.Corrections != nil:
+			field = "corrections"
+		default:
+			field = "fieldReasons"
 		}
 		return Invalid(field, "validation_no_decision",
-			"A reason and a comment can only be given with a decision.", "Set status to accepted or rejected.")
+			"A reason, a comment, corrections and reasons per field can only be given with a decision.", "Set status to accepted or rejected.")
 	}
 	return nil
 }
 
 // checkReasonNeeded applies the reason's rules: allowed only when something
 // is not applied (a rejection, or an approval of only some of the pending
-// fields), and then required when the policy says so.
+// fields or attributes), and then required when the policy says so, unless
+// a field carries its own reason.
 func checkReasonNeeded(d Decision, notApplied bool, policy ReviewPolicy) error {
 	switch {
 	case d.Reason != "" && !notApplied:
 		return Invalid("reason", "validation_reason_not_allowed",
 			"A reason can only be given when something is not applied: a rejection or a partial approval.",
 			"Nothing is left unapplied.")
-	case d.Reason == "" && notApplied && policy.RequireReason:
+	case d.Reason == "" && len(d.FieldReasons) == 0 && notApplied && policy.RequireReason:
 		return Invalid("reason", "validation_reason_required",
-			"This organization requires a reason when a proposal is rejected or only partly approved.",
+			"This organization requires a reason (or a reason per field in fieldReasons) when a proposal is rejected or only partly approved.",
 			"Must be one of "+strings.Join(Reasons, ", ")+".")
 	}
 	return nil
@@ -140,31 +182,78 @@ func PendingFields(proposed Fields, superseded []string) []string {
 }
 
 // approve checks the approved fields of an acceptance against what is
-// proposed and still pending, and returns the fields to apply: the approved
-// ones, or every pending one when none is named.
-func approve(proposed Fields, pending, approved []string) ([]string, error) {
-	for _, name := range approved {
+// proposed and still pending, and returns what to apply: the approved
+// fields and attributes ("attributes" approves every pending attribute,
+// "attributes.NAME" one), or every pending one when none is named.
+func approve(rev UnderReview, pending, pendingAttrs, approved []string) (Applied, error) {
+	proposedAttrs := rev.Proposed.AttributeNames()
+	var fields, attrs []string
+	for _, key := range approved {
+		field, attr, one := SplitKey(key)
 		switch {
-		case !proposed.Has(name):
-			return nil, Invalid("approvedFields", "validation_not_proposed",
-				fmt.Sprintf("Approved field %q was not proposed.", name), fmt.Sprintf("%q was not proposed.", name))
-		case !slices.Contains(pending, name):
-			return nil, Invalid("approvedFields", "validation_field_superseded",
-				fmt.Sprintf("Approved field %q was superseded by a newer proposal of the same client; it cannot be approved.", name),
-				fmt.Sprintf("%q was superseded.", name))
+		case one && !slices.Contains(proposedAttrs, attr), !one && !rev.Proposed.Has(field):
+			return Applied{}, Invalid("approvedFields", "validation_not_proposed",
+				fmt.Sprintf("Approved field %q was not proposed.", key), fmt.Sprintf("%q was not proposed.", key))
+		case one && !slices.Contains(pendingAttrs, attr), !one && !slices.Contains(pending, field),
+			field == "attributes" && len(pendingAttrs) == 0:
+			return Applied{}, Invalid("approvedFields", "validation_field_superseded",
+				fmt.Sprintf("Approved field %q was superseded by a newer proposal of the same client; it cannot be approved.", key),
+				fmt.Sprintf("%q was superseded.", key))
+		case one:
+			attrs = append(attrs, attr)
+		case field == "attributes":
+			attrs = append(attrs, pendingAttrs...)
+		default:
+			fields = append(fields, field)
 		}
 	}
-	var applied []string
+	if len(approved) == 0 {
+		fields, attrs = pending, pendingAttrs
+	}
+	out := Applied{}
+	for _, name := range pendingAttrs { // in the order proposed, each once
+		if slices.Contains(attrs, name) {
+			out.Attributes = append(out.Attributes, name)
+		}
+	}
 	for _, name := range pending {
-		if len(approved) == 0 || slices.Contains(approved, name) {
-			applied = append(applied, name)
+		if slices.Contains(fields, name) && name != "attributes" || name == "attributes" && len(out.Attributes) > 0 {
+			out.Fields = append(out.Fields, name)
 		}
 	}
-	if len(applied) == 0 {
-		return nil, Invalid("status", "validation_nothing_proposed",
+	if len(out.Fields) == 0 {
+		return Applied{}, Invalid("status", "validation_nothing_proposed",
 			"This revision proposes no fields; it can only be rejected.", "Nothing to accept.")
 	}
-	return applied, nil
+	out.Values = rev.Proposed.only(out.Fields, out.Attributes)
+	return out, nil
+}
+
+// only is f with just the named fields, and of its attributes just those
+// named attrs.
+func (f Fields) only(fields, attrs []string) Fields {
+	var out Fields
+	for _, name := range fields {
+		switch name {
+		case "name":
+			out.Name = f.Name
+		case "slug":
+			out.Slug = f.Slug
+		case "description":
+			out.Description = f.Description
+		case "files":
+			out.Files = f.Files
+		case "attributes":
+			var kept []StoredAttribute
+			for _, a := range *f.Attributes {
+				if slices.Contains(attrs, a.Attribute) {
+					kept = append(kept, a)
+				}
+			}
+			out.Attributes = &kept
+		}
+	}
+	return out
 }
 
 // checkReasonAndComment checks the values of a decision's reason and comment.

@@ -82,7 +82,7 @@ func TestDecide(t *testing.T) {
 				if !ok || rule.Rule != c.wantRule || rule.Field != c.field || rule.Code != CodeInvalid {
 					t.Fatalf("err = %v (%+v), want rule %s on %s", err, rule, c.wantRule, c.field)
 				}
-				if applied != nil || decided {
+				if applied.Fields != nil || decided {
 					t.Fatalf("a refusal applied %v, decided %v", applied, decided)
 				}
 				return
@@ -90,7 +90,7 @@ func TestDecide(t *testing.T) {
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
-			if !slices.Equal(applied, c.applied) || decided != c.decided {
+			if !slices.Equal(applied.Fields, c.applied) || decided != c.decided {
 				t.Fatalf("applied %v, decided %v; want %v, %v", applied, decided, c.applied, c.decided)
 			}
 		})

@@ -29,11 +29,17 @@ type RevisionItem struct {
 	Issues       []Issue       `json:"issues"`  // what the checks found at submission
 	Model        *Model        `json:"model"`   // nil when the submission named none
 	Sources      []Source      `json:"sources"` // the vendor's evidence
+	// what became of each proposed attribute, by name (Outcomes)
+	Attributes FieldOutcomes `json:"attributes"`
+	// the reviewer's corrections as applied, null when none
+	Corrections jsontext.Value `json:"corrections"`
+	// the reviewer's reason per field or attribute not applied, null when none
+	FieldReasons jsontext.Value `json:"fieldReasons"`
 }
 
-// FieldOutcome is what became of one proposed field.
+// FieldOutcome is what became of one proposed field or attribute.
 type FieldOutcome struct {
-	Field   string // an enrichable field name
+	Field   string // an enrichable field name, or an attribute's name
 	Outcome string // one of the Outcome* values
 }
 

@@ -46,14 +46,15 @@ var labels = map[string]string{
 	"inaccurate": "Inaccurate", "low_quality": "Low quality", "off_brand": "Off brand", "incomplete": "Incomplete",
 	"duplicate": "Duplicate", "other": "Other",
 	// outcomes
-	OutcomePending: "pending", OutcomeApplied: "applied", OutcomeNotApplied: "not applied", OutcomeSuperseded: "superseded",
+	OutcomePending: "pending", OutcomeApplied: "applied", OutcomeCorrected: "corrected", OutcomePartlyApplied: "partly applied", OutcomeNotApplied: "not applied", OutcomeSuperseded: "superseded",
 	OutcomeExpired: "expired", OutcomeOverwritten: "overwritten",
 	// the queue's orders
 	"confidence-desc": "Confidence ↓", "confidence-asc": "Confidence ↑", "age-desc": "Oldest first", "age-asc": "Newest first",
 }
 
-// Outcomes lists every outcome of a proposed field, in the order they are documented.
-var Outcomes = []string{OutcomePending, OutcomeApplied, OutcomeNotApplied, OutcomeSuperseded, OutcomeExpired, OutcomeOverwritten}
+// OutcomeNames lists every outcome of a proposed field, in the order they are documented.
+var OutcomeNames = []string{OutcomePending, OutcomeApplied, OutcomeCorrected, OutcomePartlyApplied, OutcomeNotApplied,
+	OutcomeSuperseded, OutcomeExpired, OutcomeOverwritten}
 
 // Label names a value for people; one without a name of its own is its own name.
 func Label(value string) string {
@@ -83,7 +84,7 @@ func NewVocabulary(sorts []string) Vocabulary {
 		Bands:    terms(bands),
 		Fields:   terms(EnrichableFields),
 		Reasons:  terms(Reasons),
-		Outcomes: terms(Outcomes),
+		Outcomes: terms(OutcomeNames),
 		Sorts:    terms(sorts),
 		Limits: Limits{CommentLength: MaxCommentLength, QueuePageSize: QueuePageSize,
 			BulkMinConfidence: BulkAcceptMinConfidence, PlanRevisions: MaxPlanRevisions},

@@ -37,8 +37,9 @@ const systemDecider = "system"
 // serverFields are set by the server alone, so values sent for them are
 // dropped.
 var (
-	decisionFields = []string{"status", "approvedFields", "reason", "comment"}
-	serverFields   = []string{"reviewedAt", "reviewer", "closedAt", "supersededBy", "supersededFields"}
+	decisionFields = []string{"status", "approvedFields", "reason", "comment", "corrections", "fieldReasons"}
+	serverFields   = []string{"reviewedAt", "reviewer", "closedAt", "supersededBy", "supersededFields",
+		"approvedAttributes", "supersededAttributes", "overwrittenAttributes", "decisionMask"}
 )
 
 // registerRevisions makes updating a revision the review decision: the state
@@ -79,7 +80,7 @@ func registerRevisions(app core.App) {
 					return fmt.Errorf("api client of revision %s: %w", r.Id, err)
 				}
 				err = st.RecordDecision(org, client, []byte(r.GetString("model")), r.GetDateTime("created"), r.GetString("confidenceBand"),
-					r.GetString("status"), r.GetString("reason"), r.GetDateTime("reviewedAt").Time())
+					r.GetString("status"), r.GetString("reason"), enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
 				if err != nil {
 					return err
 				}
@@ -250,8 +251,15 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	// does so when the product is deleted); a request may not even try
 	if from != enrichment.StatusPending && !fromRequest && d.Status == from &&
 		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) &&
-		d.Reason == stored.GetString("reason") && d.Comment == stored.GetString("comment") {
+		d.Reason == stored.GetString("reason") && d.Comment == stored.GetString("comment") &&
+		sameValue(stored.Get("corrections"), rev.Get("corrections")) && sameValue(stored.Get("fieldReasons"), rev.Get("fieldReasons")) {
 		return false, nil
+	}
+	if d.Corrections, err = enrichment.ParseObject("corrections", []byte(rev.GetString("corrections"))); err != nil {
+		return false, err
+	}
+	if d.FieldReasons, err = enrichment.ParseObject("fieldReasons", []byte(rev.GetString("fieldReasons"))); err != nil {
+		return false, err
 	}
 	var proposed enrichment.Fields
 	if err := decodeJSON(stored, "proposed", &proposed); err != nil {
@@ -261,7 +269,7 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
 		ID: stored.Id, Org: enrichment.Org(stored.GetString("organization")), Product: stored.GetString("product"),
 		UnderReview: enrichment.UnderReview{Status: from, Created: stored.GetDateTime("created").Time(), Proposed: proposed,
-			Superseded: stored.GetStringSlice("supersededFields")},
+			Superseded: stored.GetStringSlice("supersededFields"), SupersededAttributes: jsonStrings(stored, "supersededAttributes")},
 	}, d, now)
 	if err != nil || !decided {
 		return false, err
@@ -270,7 +278,23 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	rev.Set("approvedFields", applied)
+	rev.Set("approvedFields", applied.Fields)
+	rev.Set("decisionMask", int(enrichment.NewFieldMask(proposed.Names(), applied.Fields, applied.Corrections.Keys())))
+	rev.Set("approvedAttributes", nil)
+	if len(applied.Attributes) > 0 {
+		rev.Set("approvedAttributes", applied.Attributes)
+	}
+	rev.Set("corrections", nil)
+	if len(applied.Corrections) > 0 {
+		raw, err := json.Marshal(applied.Corrections)
+		if err != nil {
+			return false, fmt.Errorf("encode corrections of revision %s: %w", rev.Id, err)
+		}
+		rev.Set("corrections", types.JSONRaw(raw))
+	}
+	if len(d.FieldReasons) == 0 {
+		rev.Set("fieldReasons", nil)
+	}
 	rev.Set("reviewedAt", at)
 	rev.Set("closedAt", at)
 	rev.Set("reviewer", who)
@@ -300,7 +324,7 @@ func checkReadOnly(app core.App, stored, rev *core.Record) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return router.NewBadRequestError(fmt.Sprintf("Only status, approvedFields, reason and comment of a revision can be changed, not %s.",
+	return router.NewBadRequestError(fmt.Sprintf("Only status, approvedFields, reason, comment, corrections and fieldReasons of a revision can be changed, not %s.",
 		strings.Join(names, ", ")), errs)
 }
 
@@ -337,6 +361,16 @@ func jsonValue(raw types.JSONRaw) any {
 		return string(raw)
 	}
 	return v
+}
+
+// jsonStrings reads a JSON field of rec holding a list of strings; empty
+// or unreadable is none.
+func jsonStrings(rec *core.Record, field string) []string {
+	var out []string
+	if decodeJSON(rec, field, &out) != nil {
+		return nil
+	}
+	return out
 }
 
 // decodeJSON reads a JSON field of rec into v; an empty value leaves v as is.

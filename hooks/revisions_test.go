@@ -177,7 +177,7 @@ func TestDecisionRefusals(t *testing.T) {
 	} {
 		calls = append(calls, call{name: "changing " + field, url: revFull, as: "super",
 			body: `{"status":"accepted","` + field + `":` + value + `}`, status: 400,
-			content: []string{"Only status, approvedFields, reason and comment of a revision can be changed, not " + field + ".",
+			content: []string{"Only status, approvedFields, reason, comment, corrections and fieldReasons of a revision can be changed, not " + field + ".",
 				`"` + field + `":{"code":"validation_read_only"`},
 			check: stillPending(revFull)})
 	}

@@ -87,9 +87,9 @@ func loadRevisions(b *testing.B, app core.App, org enrichment.Org, client int64,
 			return err
 		}
 		insert := tx.DB().NewQuery(`INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
-			[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]], [[reviewedAt]], [[model]], [[created]], [[updated]])
+			[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]], [[reviewedAt]], [[model]], [[decisionMask]], [[created]], [[updated]])
 			VALUES ({:id}, {:org}, {:client}, '', {:sku}, {:confidence}, {:band}, {:proposed}, {:base}, {:status}, {:approved},
-			{:reviewedAt}, {:model}, {:created}, {:created})`).Prepare()
+			{:reviewedAt}, {:model}, {:mask}, {:created}, {:created})`).Prepare()
 		defer insert.Close()
 		for i := range n {
 			created := year.Add(time.Duration(rng.Int64N(int64(365 * 24 * time.Hour))))
@@ -98,12 +98,14 @@ func loadRevisions(b *testing.B, app core.App, org enrichment.Org, client int64,
 				confidence = rng.IntN(101)
 				band = enrichment.ConfidenceBand(confidence)
 			}
-			status, reviewedAt, approved := enrichment.StatusPending, "", "[]"
+			status, reviewedAt, approved, mask := enrichment.StatusPending, "", "[]", enrichment.FieldMask(0)
+			proposedFields := []string{"name", "description", "attributes"}
 			switch r := rng.IntN(100); {
 			case r < 35:
 				status, approved = enrichment.StatusAccepted, `["name","description"]`
+				mask = enrichment.NewFieldMask(proposedFields, []string{"name", "description"}, nil)
 			case r < 60:
-				status = enrichment.StatusRejected
+				status, mask = enrichment.StatusRejected, enrichment.NewFieldMask(proposedFields, nil, nil)
 			}
 			if status != enrichment.StatusPending {
 				reviewedAt = store.FormatTime(created.Add(time.Duration(rng.Int64N(int64(240 * time.Hour)))))
@@ -116,7 +118,7 @@ func loadRevisions(b *testing.B, app core.App, org enrichment.Org, client int64,
 			_, err := insert.Bind(dbx.Params{"id": store.FormatID(first + int64(i)), "org": string(org), "model": model,
 				"client": store.FormatID(client), "sku": fmt.Sprintf("BULK-%04d", rng.IntN(fixture.BulkProducts)+1),
 				"confidence": confidence, "band": band, "proposed": proposed, "base": base, "status": status,
-				"approved": approved, "reviewedAt": reviewedAt, "created": store.FormatTime(created)}).Execute()
+				"approved": approved, "reviewedAt": reviewedAt, "mask": int(mask), "created": store.FormatTime(created)}).Execute()
 			if err != nil {
 				return err
 			}

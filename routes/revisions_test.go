@@ -134,9 +134,15 @@ func TestRevisionsList(t *testing.T) {
 		return out
 	}
 	all := pick(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+	// the attribute states of the seeded revisions that propose attributes
+	attributes := map[int]string{10: `{"Fit":"pending"}`, 4: `{"Color":"not_applied"}`}
 	item := func(n int, sku string, product any, confidence any, status, submitted string, reviewed any, fields string) string {
-		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s,"issues":[],"model":null,"sources":[]}`,
-			ids[n-1], sku, product, confidence, status, submitted, reviewed, reviewed, fields)
+		attrs := attributes[n]
+		if attrs == "" {
+			attrs = "{}"
+		}
+		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s,"issues":[],"model":null,"sources":[],"attributes":%s,"corrections":null,"fieldReasons":null}`,
+			ids[n-1], sku, product, confidence, status, submitted, reviewed, reviewed, fields, attrs)
 	}
 	p1, pm := f.A.Products["SKU-1"], f.A.Products["SKU-M"]
 	q := func(params ...string) string {

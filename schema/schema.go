@@ -127,6 +127,10 @@ const (
 	// an organization's decided revisions by client, with their confidence
 	// (partial: accepted and rejected)
 	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"
+	// a client's decided revisions by reviewedAt, with their decisionMask:
+	// the per-field metrics of a window's edges (partial: accepted and
+	// rejected)
+	IdxRevisionsDecidedFields = "idx_revisions_decided_fields"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')
 	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"

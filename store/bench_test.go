@@ -47,6 +47,7 @@ type benchEnv struct {
 	org    enrichment.Org
 	client int64
 	skus   []string // active products' SKUs, in id order
+	app    core.App
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
@@ -61,7 +62,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := &benchEnv{st: st, org: enrichment.Org(store.FormatID(id))}
+	env := &benchEnv{st: st, org: enrichment.Org(store.FormatID(id)), app: app}
 	if _, err := catalog.Import(app, env.org, bytes.NewReader(data), catalog.Options{}); err != nil {
 		b.Fatal(err)
 	}

@@ -164,7 +164,8 @@ func (s *Store) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue)
 }
 
 // MarkOverwritten adds fields to the overwrittenFields of org's revisions
-// (revision id → fields): a catalog import replaced the values they applied.
+// (revision id → fields), and attributes ("attributes.NAME") to their
+// overwrittenAttributes: a catalog import replaced the values they applied.
 func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, now string) error {
 	if len(fields) == 0 {
 		return nil
@@ -176,13 +177,15 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 	var rows []struct {
 		ID          string `db:"id"`
 		Overwritten string `db:"overwrittenFields"`
+		Attributes  []byte `db:"overwrittenAttributes"`
 	}
-	err := s.db().Select("id", "overwrittenFields").From(schema.Revisions).
+	err := s.db().Select("id", "overwrittenFields", "overwrittenAttributes").From(schema.Revisions).
 		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(unique(ids)))).All(&rows)
 	if err != nil {
 		return fmt.Errorf("read overwritten fields of organization %s: %w", org, err)
 	}
-	q := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[overwrittenFields]] = {:fields}, [[updated]] = {:now}
+	q := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[overwrittenFields]] = {:fields},
+		[[overwrittenAttributes]] = {:attrs}, [[updated]] = {:now}
 		WHERE [[id]] = {:id} AND [[organization]] = {:org}`).Prepare()
 	defer q.Close()
 	for _, r := range rows {
@@ -193,11 +196,26 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 				all = append(all, name)
 			}
 		}
+		attrs := decodeStrings(r.Attributes)
+		for _, key := range fields[storedID(r.ID)] {
+			if _, name, one := enrichment.SplitKey(key); one && !slices.Contains(attrs, name) {
+				attrs = append(attrs, name)
+			}
+		}
 		text, err := json.Marshal(all)
 		if err != nil {
 			return err
 		}
-		if _, err := q.Bind(dbx.Params{"id": r.ID, "org": string(org), "fields": string(text), "now": now}).Execute(); err != nil {
+		var attrsText any // NULL while none is known
+		if len(attrs) > 0 {
+			b, err := json.Marshal(attrs)
+			if err != nil {
+				return err
+			}
+			attrsText = string(b)
+		}
+		params := dbx.Params{"id": r.ID, "org": string(org), "fields": string(text), "attrs": attrsText, "now": now}
+		if _, err := q.Bind(params).Execute(); err != nil {
 			return fmt.Errorf("mark revision %s overwritten: %w", r.ID, err)
 		}
 	}

@@ -75,8 +75,36 @@ var counterColumns = func() []counterColumn {
 	for _, r := range enrichment.Reasons {
 		cols = append(cols, counterColumn{reasonColumn(r), decided + " AND [[reason]] = '" + r + "'"})
 	}
+	// what reviewers did per field, from what the revision recorded (never
+	// from its decisionMask, so a recount checks the mask too)
+	accepted := "[[status]] = 'accepted'"
+	cols = append(cols, counterColumn{"corrected", accepted + " AND " + correctedSQL("key IS NOT NULL")})
+	for _, f := range enrichment.EnrichableFields {
+		corrected := "key = '" + f + "'"
+		if f == "attributes" {
+			corrected = "key LIKE 'attributes.%'"
+		}
+		proposed := "COALESCE(CASE WHEN json_valid([[proposed]]) THEN json_type([[proposed]], '$." + f + "') END, 'null') != 'null'"
+		cols = append(cols,
+			counterColumn{"proposed_" + f, decided + " AND " + proposed},
+			counterColumn{"applied_" + f, accepted + " AND " + proposed + " AND " + jsonListHas("approvedFields", f) +
+				" AND NOT " + jsonListHas("supersededFields", f)},
+			counterColumn{"corrected_" + f, accepted + " AND " + correctedSQL(corrected)})
+	}
 	return cols
 }()
+
+// jsonListHas is SQL telling whether a revision's JSON list column holds
+// value.
+func jsonListHas(column, value string) string {
+	return "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid([[" + column + "]]) THEN [[" + column + "]] ELSE '[]' END) WHERE value = '" + value + "')"
+}
+
+// correctedSQL is SQL telling whether a revision's corrections have a key
+// that matches.
+func correctedSQL(match string) string {
+	return "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid([[corrections]]) THEN [[corrections]] ELSE '{}' END) WHERE " + match + ")"
+}
 
 func reviewedColumn(band string) string { return "reviewed_" + strings.ReplaceAll(band, "-", "_") }
 func acceptedColumn(band string) string { return "accepted_" + strings.ReplaceAll(band, "-", "_") }
@@ -122,6 +150,24 @@ func (c counts) count(status, band, reason string, n int) {
 	}
 }
 
+// countFields adds n decided revisions whose decision mask is mask.
+func (c counts) countFields(mask enrichment.FieldMask, n int) {
+	if mask.AnyCorrected() {
+		c.bump("corrected", n)
+	}
+	for i, f := range enrichment.EnrichableFields {
+		if mask.Proposed(i) {
+			c.bump("proposed_"+f, n)
+		}
+		if mask.Applied(i) {
+			c.bump("applied_"+f, n)
+		}
+		if mask.Corrected(i) {
+			c.bump("corrected_"+f, n)
+		}
+	}
+}
+
 // addTo adds the counters to m; the derived figures are left to Finish.
 func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
 	get := func(name string) int { return c[counterIndex[name]] }
@@ -137,6 +183,13 @@ func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
 	}
 	for i := range m.ByReason {
 		m.ByReason[i].Count += get(reasonColumn(m.ByReason[i].Reason))
+	}
+	m.Corrected += get("corrected")
+	for i := range m.ByField {
+		f := &m.ByField[i]
+		f.Proposed += get("proposed_" + f.Field)
+		f.Applied += get("applied_" + f.Field)
+		f.Corrected += get("corrected_" + f.Field)
 	}
 }
 
@@ -269,11 +322,34 @@ func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 
 // RecordDecision keeps the counters of a revision that a reviewer just
 // decided, in the decision's transaction; model is the revision's stored
-// model field.
-func (s *Store) RecordDecision(org enrichment.Org, client int64, model []byte, created types.DateTime, band, status, reason string, at time.Time) error {
+// model field, fields what the decision did per field.
+func (s *Store) RecordDecision(org enrichment.Org, client int64, model []byte, created types.DateTime, band, status, reason string,
+	fields enrichment.FieldMask, at time.Time) error {
 	d := metricDeltas{}
 	d.move(FormatID(client), storedModel(model), created.Time(), at, status, band, reason)
+	d.addFields(FormatID(client), storedModel(model), at, fields)
 	return s.writeMetricDeltas(org, d)
+}
+
+// addFields counts one decision's fields at the moment at, in every span:
+// in the client's counters and, for a model, in the model's.
+func (d metricDeltas) addFields(client string, model modelKey, at time.Time, mask enrichment.FieldMask) {
+	for _, span := range []string{spanAll, spanMonth, spanDay, spanHour} {
+		b := bucket{client: client, span: span}
+		if span != spanAll {
+			b.start = FormatTime(bucketStart(span, at))
+		}
+		for _, key := range []modelKey{{}, model} {
+			b.model = key
+			if d[b] == nil {
+				d[b] = newCounts()
+			}
+			d[b].countFields(mask, 1)
+			if model == (modelKey{}) {
+				break
+			}
+		}
+	}
 }
 
 // metricSpans are the counter spans with the SQL of their bucket's start,

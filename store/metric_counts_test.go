@@ -77,6 +77,9 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 		enrichment.Proposal{SKU: "SKU-M-BLUE", Confidence: conf(70), Fields: enrichment.Fields{Name: str("B")}, Model: v1},
 		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(99), Fields: enrichment.Fields{Name: str("1")}, Model: v2},
 		enrichment.Proposal{SKU: "BULK-0001", Confidence: conf(98), Fields: enrichment.Fields{Name: str("1 again")}}, // supersedes its neighbour
+		enrichment.Proposal{SKU: "SKU-1", Confidence: conf(80), Fields: enrichment.Fields{Description: str("D"),
+			Attributes: &[]enrichment.StoredAttribute{{Attribute: "Color", Detail: "Blue"}, {Attribute: "Fit", Detail: "Narrow"}}}},
+		enrichment.Proposal{SKU: "SKU-M", Confidence: conf(30), Fields: enrichment.Fields{Slug: str("m"), Files: &[]string{"m.pdf"}}},
 		enrichment.Proposal{SKU: "BULK-0002", Confidence: conf(98), Fields: enrichment.Fields{Name: str("2")}},
 	)
 	submit(f.B, enrichment.Proposal{SKU: "SKU-1", Confidence: conf(50), Fields: enrichment.Fields{Name: str("B's")}, Model: v1})
@@ -98,6 +101,30 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	check("a partial acceptance")
 	decide(ids[2], map[string]any{"status": "rejected", "reason": "off_brand"})
 	check("a rejection")
+	decide(ids[7], map[string]any{"status": "accepted", "approvedFields": []string{"attributes.Color"},
+		"corrections": map[string]any{"attributes.Color": "Navy"}, "fieldReasons": map[string]any{"description": "inaccurate"}})
+	check("an acceptance of one attribute, corrected")
+	decide(ids[8], map[string]any{"status": "accepted", "corrections": map[string]any{"slug": "m-2", "files": []string{"n.pdf"}}})
+	check("an acceptance with corrections")
+	// the edges of a window count per field from the decisions' masks as
+	// the counters do
+	all, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edge, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: time.Now().Add(-time.Minute), Until: time.Now().Add(time.Minute)}, store.ModelFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(all.ByField, edge.ByField) || all.Corrected != 2 || edge.Corrected != 2 {
+		t.Errorf("by field: counters %+v (%d corrected), index %+v (%d corrected)", all.ByField, all.Corrected, edge.ByField, edge.Corrected)
+	}
+	want := []enrichment.FieldMetrics{{Field: "name", Proposed: 3, Applied: 2}, {Field: "slug", Proposed: 2, Applied: 2, Corrected: 1},
+		{Field: "description", Proposed: 2, Applied: 0}, {Field: "attributes", Proposed: 1, Applied: 1, Corrected: 1},
+		{Field: "files", Proposed: 1, Applied: 1, Corrected: 1}}
+	if !slices.Equal(all.ByField, want) {
+		t.Errorf("by field %+v, want %+v", all.ByField, want)
+	}
 	submit(f.A, enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(20), Fields: enrichment.Fields{Name: str("R2")}, Model: v1})
 	check("a supersession")
 	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(time.Now().AddDate(0, -5, 0))},

@@ -199,8 +199,45 @@ func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, f ModelFi
 		}
 		c.count(g.Status, g.Band, g.Reason, g.N)
 	}
+	masks, err := s.decisionMasks(org, client, w, f)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range masks {
+		c.countFields(g.Mask, g.N)
+	}
 	c.addTo(m)
 	return byModel, nil
+}
+
+// decisionMasks counts client's decided revisions within w (of the
+// filter's model) by decision mask, from the index that holds them
+// (migrations/1795274710_field_metrics.go): the per-field counts of a
+// window's edges. With a filter, the records of the edges are read too.
+func (s *Store) decisionMasks(org enrichment.Org, client int64, w Window, f ModelFilter) ([]struct {
+	Mask enrichment.FieldMask `db:"mask"`
+	N    int                  `db:"n"`
+}, error) {
+	params := dbx.Params{"org": string(org), "client": FormatID(client)}
+	where := "[[organization]] = {:org} AND [[apiClient]] = {:client} AND " + f.revisionSQL(params) + "[[status]] IN ('accepted', 'rejected')"
+	if !w.Since.IsZero() {
+		params["since"] = FormatTime(w.Since)
+		where += " AND [[reviewedAt]] > {:since}"
+	}
+	if !w.Until.IsZero() {
+		params["until"] = FormatTime(w.Until)
+		where += " AND [[reviewedAt]] < {:until}"
+	}
+	var out []struct {
+		Mask enrichment.FieldMask `db:"mask"`
+		N    int                  `db:"n"`
+	}
+	err := s.db().NewQuery("SELECT [[decisionMask]] AS [[mask]], COUNT(*) AS [[n]] FROM {{revisions}} INDEXED BY " +
+		schema.IdxRevisionsDecidedFields + " WHERE " + where + " GROUP BY [[decisionMask]]").Bind(params).All(&out)
+	if err != nil {
+		return nil, fmt.Errorf("count decisions by field: %w", err)
+	}
+	return out, nil
 }
 
 // Overview is the acceptance metrics of every API client of org that

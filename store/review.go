@@ -30,19 +30,20 @@ type ReviewedRevision struct {
 
 // Decide checks d against the stored revision under its organization's
 // review policy (enrichment.Decide) and, when it accepts, applies the
-// approved fields to the product. It returns the fields applied, in API
-// order, and whether d decided anything.
-func (s *Store) Decide(rev ReviewedRevision, d enrichment.Decision, now time.Time) (applied []string, decided bool, err error) {
+// approved fields and attributes to the product, corrected where the
+// reviewer corrected them. It returns what was applied and whether d
+// decided anything.
+func (s *Store) Decide(rev ReviewedRevision, d enrichment.Decision, now time.Time) (applied enrichment.Applied, decided bool, err error) {
 	policy, err := s.reviewPolicy(rev.Org)
 	if err != nil {
-		return nil, false, err
+		return applied, false, err
 	}
 	applied, decided, err = enrichment.Decide(rev.UnderReview, d, policy, now)
-	if err != nil || len(applied) == 0 {
-		return nil, decided, err
+	if err != nil || len(applied.Fields) == 0 {
+		return applied, decided, err
 	}
-	if err := s.applyToProduct(rev.Org, rev.ID, rev.Product, rev.Proposed, applied); err != nil {
-		return nil, false, fmt.Errorf("revision %s: %w", rev.ID, err)
+	if err := s.applyToProduct(rev.Org, rev.ID, rev.Product, applied.Values, applied.Fields); err != nil {
+		return enrichment.Applied{}, false, fmt.Errorf("revision %s: %w", rev.ID, err)
 	}
 	return applied, true, nil
 }
@@ -60,11 +61,12 @@ func (s *Store) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error
 	return enrichment.ReviewPolicy{TTLDays: row.TTL, RequireReason: row.RequireReason}, nil
 }
 
-// applyToProduct writes the named fields of proposed to org's product and
+// applyToProduct writes the named fields of values to org's product and
 // saves it as a record, so its validation, its update time and its hooks
 // apply as to any other change. The values revision set are remembered for
 // the catalog import (store/enrichments.go).
-func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, proposed enrichment.Fields, fields []string) error {
+func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, values enrichment.Fields, fields []string) error {
+	proposed := values
 	product, err := s.app.FindRecordById(schema.Products, productID)
 	if err != nil || product.GetString("organization") != string(org) || !product.GetBool("active") {
 		return enrichment.Invalid("product", "validation_product_gone",

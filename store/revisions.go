@@ -1,9 +1,9 @@
 package store
 
 import (
+	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -45,11 +45,17 @@ type revisionRow struct {
 	Issues         types.JSONRaw  `db:"issues"`
 	Model          types.JSONRaw  `db:"model"`
 	Sources        types.JSONRaw  `db:"sources"`
+	// of finer decisions (migrations/1795274700_finer_decisions.go)
+	ApprovedAttrs    types.JSONRaw `db:"approvedAttributes"`
+	SupersededAttrs  types.JSONRaw `db:"supersededAttributes"`
+	OverwrittenAttrs types.JSONRaw `db:"overwrittenAttributes"`
+	Corrections      types.JSONRaw `db:"corrections"`
+	FieldReasons     types.JSONRaw `db:"fieldReasons"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
 	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields",
-	"issues", "model", "sources"}
+	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -114,7 +120,6 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		ClosedAt:    optionalTime(r.ClosedAt),
 		Reason:      nullIfEmpty(r.Reason),
 		Comment:     nullIfEmpty(r.Comment),
-		Fields:      r.outcomes(),
 		Issues:      []enrichment.Issue{},
 		Sources:     []enrichment.Source{},
 	}
@@ -129,6 +134,8 @@ func (r revisionRow) item() enrichment.RevisionItem {
 	if len(r.Model) > 0 {
 		_ = json.Unmarshal(r.Model, &it.Model)
 	}
+	it.Fields, it.Attributes = r.outcomes()
+	it.Corrections, it.FieldReasons = jsonObjectOrNull(r.Corrections), jsonObjectOrNull(r.FieldReasons)
 	if r.Product != "" {
 		id := storedID(r.Product)
 		it.ProductID = &id
@@ -144,33 +151,28 @@ func (r revisionRow) item() enrichment.RevisionItem {
 	return it
 }
 
-// outcomes lists each proposed field with what became of it. An accepted
-// revision with no approvedFields applied every proposed field
-// (docs/review.md), so all of them are reported applied.
-func (r revisionRow) outcomes() enrichment.FieldOutcomes {
-	approved := decodeStrings(r.ApprovedFields)
-	superseded, overwritten := decodeStrings(r.Superseded), decodeStrings(r.Overwritten)
-	out := enrichment.FieldOutcomes{}
-	for _, name := range proposedNames(r.Proposed) {
-		outcome := enrichment.OutcomePending
-		switch {
-		case slices.Contains(superseded, name):
-			outcome = enrichment.OutcomeSuperseded
-		case r.Status == enrichment.StatusAccepted && (len(approved) == 0 || slices.Contains(approved, name)):
-			outcome = enrichment.OutcomeApplied
-			if slices.Contains(overwritten, name) { // by a later catalog import
-				outcome = enrichment.OutcomeOverwritten
-			}
-		case r.Status == enrichment.StatusAccepted, r.Status == enrichment.StatusRejected:
-			outcome = enrichment.OutcomeNotApplied
-		case r.Status == enrichment.StatusExpired:
-			outcome = enrichment.OutcomeExpired
-		case r.Status == enrichment.StatusSuperseded:
-			outcome = enrichment.OutcomeSuperseded
-		}
-		out = append(out, enrichment.FieldOutcome{Field: name, Outcome: outcome})
+// outcomes lists each proposed field and each proposed attribute with
+// what became of it (enrichment.Outcomes).
+func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
+	corrected, _ := enrichment.ParseObject("corrections", r.Corrections)
+	rec := enrichment.Recorded{Status: r.Status, Proposed: proposedNames(r.Proposed),
+		ProposedAttributes: proposedAttributeNames(r.Proposed),
+		Approved:           decodeStrings(r.ApprovedFields), ApprovedAttributes: decodeStrings(r.ApprovedAttrs),
+		Superseded: decodeStrings(r.Superseded), SupersededAttributes: decodeStrings(r.SupersededAttrs),
+		Overwritten: decodeStrings(r.Overwritten), OverwrittenAttributes: decodeStrings(r.OverwrittenAttrs)}
+	for key := range corrected {
+		rec.Corrected = append(rec.Corrected, key)
 	}
-	return out
+	return enrichment.Outcomes(rec)
+}
+
+// jsonObjectOrNull is a stored JSON object as the API shows it: null when
+// it is absent or empty.
+func jsonObjectOrNull(raw types.JSONRaw) jsontext.Value {
+	if members, err := enrichment.ParseObject("", raw); err != nil || len(members) == 0 {
+		return jsontext.Value("null")
+	}
+	return jsontext.Value(raw)
 }
 
 // apiTime renders a stored time as the API shows it.

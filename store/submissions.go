@@ -45,10 +45,10 @@ func (r submissionProduct) recordID() string { return r.ID }
 const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[apiClient]], [[product]], [[sku]],
 	[[confidence]], [[confidenceBand]], [[proposed]], [[base]], [[status]], [[approvedFields]],
 	[[reviewedAt]], [[reviewer]], [[externalSubmissionId]], [[supersededFields]], [[supersededBy]],
-	[[closedAt]], [[reason]], [[comment]], [[issues]], [[model]], [[sources]], [[created]], [[updated]])
+	[[closedAt]], [[reason]], [[comment]], [[issues]], [[model]], [[sources]], [[supersededAttributes]], [[created]], [[updated]])
 	VALUES ({:id}, {:org}, {:client}, {:product}, {:sku}, {:confidence}, {:band}, {:proposed}, {:base},
 	{:status}, '[]', '', '', {:external}, {:superseded}, {:by}, {:closed}, '', '', {:issues}, {:model}, {:sources},
-	{:now}, {:now})`
+	{:attrs}, {:now}, {:now})`
 
 // Submit matches each proposal to org's active products by SKU and, unless
 // it is a dry run, stores a pending revision for each CREATED one in a
@@ -138,6 +138,7 @@ type newRevision struct {
 	model           *string
 	modelName       string // "" for none
 	modelVersion    string
+	attributes      []string // the names of the proposed attributes
 }
 
 // newRevisions encodes the revisions of the created proposals. It runs
@@ -171,7 +172,7 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 			return fmt.Errorf("encode base of proposal %d: %w", i, err)
 		}
 		r := newRevision{item: i, product: product.ID, sku: p.SKU, proposed: string(proposed), base: string(base),
-			fields: p.Fields.Names(), issues: "[]", sources: "[]"}
+			fields: p.Fields.Names(), attributes: p.Fields.AttributeNames(), issues: "[]", sources: "[]"}
 		if len(p.Issues) > 0 {
 			if r.issues, err = encodeString(p.Issues); err != nil {
 				return fmt.Errorf("encode issues of proposal %d: %w", i, err)
@@ -209,7 +210,8 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	products := make([]string, len(rows))
 	models := make(map[int64]modelKey, len(rows)) // of created and older, by revision id
 	for n, r := range rows {
-		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields, Status: enrichment.StatusPending}
+		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields,
+			Attributes: r.attributes, Status: enrichment.StatusPending}
 		models[created[n].ID] = modelKey{r.modelName, r.modelVersion}
 		products[n] = r.product
 	}
@@ -229,6 +231,14 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		if err != nil {
 			return nil, err
 		}
+		var attrs any // NULL unless some attribute was superseded
+		if len(c.SupersededAttributes) > 0 {
+			text, err := json.Marshal(c.SupersededAttributes)
+			if err != nil {
+				return nil, err
+			}
+			attrs = string(text)
+		}
 		by, closed := "", ""
 		if c.Status == enrichment.StatusSuperseded {
 			by, closed = FormatID(c.SupersededBy), stamp
@@ -237,7 +247,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 			"id": FormatID(c.ID), "org": string(org), "client": FormatID(client), "product": r.product,
 			"sku": r.sku, "confidence": r.confidence, "band": r.band, "proposed": r.proposed,
 			"base": r.base, "external": external, "status": c.Status, "superseded": string(superseded),
-			"by": by, "closed": closed, "now": stamp, "issues": r.issues, "model": r.model, "sources": r.sources,
+			"by": by, "closed": closed, "now": stamp, "issues": r.issues, "model": r.model, "sources": r.sources, "attrs": attrs,
 		}).Execute()
 		if err != nil {
 			return nil, fmt.Errorf("insert revision for item %d: %w", r.item, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
+	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -31,13 +32,14 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 		Proposed   []byte         `db:"proposed"`
 		Superseded []byte         `db:"supersededFields"`
 		Model      []byte         `db:"model"`
+		Attrs      []byte         `db:"supersededAttributes"`
 	}
 	// note: the index is named because without statistics of revisions
 	// SQLite prefers (organization, status) and walks every pending revision
 	// of the organization (23 ms instead of 6 for a batch of 1000); the
 	// literal 'pending' is what lets it use the partial index at all
-	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]], [[model]]
-		FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
+	err := s.db().NewQuery(`SELECT [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]],
+		[[supersededAttributes]], [[model]] FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
 		AND ` + inList("product", "products") + `
 		ORDER BY CAST([[id]] AS INTEGER)`).
@@ -49,7 +51,8 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 	out := make([]*enrichment.ProposalState, len(rows))
 	for i, r := range rows {
 		out[i] = &enrichment.ProposalState{ID: storedID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: proposedNames(r.Proposed),
-			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending}
+			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending,
+			Attributes: proposedAttributeNames(r.Proposed), SupersededAttributes: decodeStrings(r.Attrs)}
 		models[out[i].ID] = storedModel(r.Model)
 	}
 	return out, nil
@@ -60,10 +63,10 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 // written: its status, supersededBy and closedAt are in six indexes.
 func (s *Store) writeSuperseded(older []*enrichment.ProposalState, now string) error {
 	partly := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[supersededFields]] = {:superseded},
-		[[updated]] = {:now} WHERE [[id]] = {:id}`).Prepare()
+		[[supersededAttributes]] = {:attrs}, [[updated]] = {:now} WHERE [[id]] = {:id}`).Prepare()
 	defer partly.Close()
 	wholly := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[supersededFields]] = {:superseded},
-		[[status]] = {:status}, [[supersededBy]] = {:by}, [[closedAt]] = {:now}, [[updated]] = {:now}
+		[[supersededAttributes]] = {:attrs}, [[status]] = {:status}, [[supersededBy]] = {:by}, [[closedAt]] = {:now}, [[updated]] = {:now}
 		WHERE [[id]] = {:id}`).Prepare()
 	defer wholly.Close()
 	for _, o := range older {
@@ -74,7 +77,11 @@ func (s *Store) writeSuperseded(older []*enrichment.ProposalState, now string) e
 		if err != nil {
 			return err
 		}
-		params := dbx.Params{"id": FormatID(o.ID), "superseded": string(superseded), "now": now}
+		attrs, err := json.Marshal(o.SupersededAttributes)
+		if err != nil {
+			return err
+		}
+		params := dbx.Params{"id": FormatID(o.ID), "superseded": string(superseded), "attrs": string(attrs), "now": now}
 		q := partly
 		if o.Status == enrichment.StatusSuperseded {
 			params["status"], params["by"], q = o.Status, FormatID(o.SupersededBy), wholly
@@ -99,6 +106,27 @@ func proposedNames(raw []byte) []string {
 	for _, name := range enrichment.EnrichableFields {
 		if v, ok := proposed[name]; ok && v.Kind() != 'n' { // absent or null: not proposed
 			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// proposedAttributeNames lists the names of the attributes a revision's
+// proposed JSON proposes, each once, in the order proposed; none when it
+// proposes no attributes or cannot be read.
+func proposedAttributeNames(raw []byte) []string {
+	var proposed struct {
+		Attributes []struct {
+			Attribute string `json:"attribute"`
+		} `json:"attributes"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &proposed) != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range proposed.Attributes {
+		if !slices.Contains(out, a.Attribute) {
+			out = append(out, a.Attribute)
 		}
 	}
 	return out
