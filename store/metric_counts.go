@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json/v2"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,14 +86,24 @@ var counterColumns = func() []counterColumn {
 			corrected = "key LIKE 'attributes.%'"
 		}
 		proposed := "COALESCE(CASE WHEN json_valid([[proposed]]) THEN json_type([[proposed]], '$." + f + "') END, 'null') != 'null'"
+		applied := accepted + " AND " + proposed + " AND " + jsonListHas("approvedFields", f) + " AND NOT " + jsonListHas("supersededFields", f)
 		cols = append(cols,
 			counterColumn{"proposed_" + f, decided + " AND " + proposed},
-			counterColumn{"applied_" + f, accepted + " AND " + proposed + " AND " + jsonListHas("approvedFields", f) +
-				" AND NOT " + jsonListHas("supersededFields", f)},
+			counterColumn{"applied_" + f, applied},
 			counterColumn{"corrected_" + f, accepted + " AND " + correctedSQL(corrected)})
+		i := strconv.Itoa(len(maskParts) / 3)
+		maskParts = append(maskParts, "(("+proposed+") << "+i+")", "(("+applied+") << (5 + "+i+"))",
+			"(("+accepted+" AND "+correctedSQL(corrected)+") << (10 + "+i+"))")
 	}
+	decisionMaskSQL = strings.Join(maskParts, " | ")
 	return cols
 }()
+
+// decisionMaskSQL computes a decided revision's decisionMask
+// (enrichment.FieldMask) from what it recorded, as the metrics' recount
+// counts it; maskParts are its terms.
+var decisionMaskSQL string
+var maskParts []string
 
 // jsonListHas is SQL telling whether a revision's JSON list column holds
 // value.
@@ -372,6 +383,12 @@ func (s *Store) RecountMetrics(org enrichment.Org) error {
 		sums[i] = "SUM(" + c.counts + ")"
 	}
 	return s.Transaction(func(tx *Store) error {
+		// the decisions' masks too, which count a window's edges per field
+		_, err := tx.db().NewQuery(`UPDATE {{revisions}} SET [[decisionMask]] = ` + decisionMaskSQL + `
+			WHERE [[organization]] = {:org} AND [[status]] IN ('accepted', 'rejected')`).Bind(dbx.Params{"org": string(org)}).Execute()
+		if err != nil {
+			return fmt.Errorf("recompute the decision masks of organization %s: %w", org, err)
+		}
 		if _, err := tx.db().Delete(schema.MetricCountsTable, dbx.HashExp{"organization": string(org)}).Execute(); err != nil {
 			return fmt.Errorf("forget the counters of organization %s: %w", org, err)
 		}

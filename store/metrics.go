@@ -340,7 +340,10 @@ func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f Mode
 		" UNION ALL SELECT 'count', {:pending}, '', '', COUNT(*)" + none + tenant + strings.Join(pending, " AND ") +
 		" UNION ALL SELECT 'count', [[status]], '', '', COUNT(*)" + none + tenant + strings.Join(closed, " AND ") + " GROUP BY [[status]]" +
 		" UNION ALL SELECT 'model', [[status]], '', '', COUNT(*), COALESCE([[model]] ->> '$.name', ''), COALESCE([[model]] ->> '$.version', '')" +
-		tenant + strings.Join(decided, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 2, 6, 7"
+		// note: named: without statistics SQLite took the client's decided
+		// index there and read every record for its model
+		strings.Replace(tenant, "{{revisions}}", "{{revisions}} INDEXED BY "+schema.IdxRevisionsDecidedModel, 1) +
+		strings.Join(decided, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 2, 6, 7"
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
 		return nil, err
