@@ -87,9 +87,11 @@ func sortedKeys(m map[string]jsontext.Value) []string {
 	return keys
 }
 
-// correct checks the corrections against what the decision applies and
-// puts the corrected values in place of the proposed ones in applied.
-func correct(proposed Fields, applied *Applied, corrections map[string]jsontext.Value) error {
+// correct checks the corrections against what the decision applies, and
+// each value as a submitted one is checked (options: the product's template
+// options), and puts the corrected values, normalized as a submission's
+// are, in place of the proposed ones in applied.
+func correct(proposed Fields, options []CheckOption, applied *Applied, corrections map[string]jsontext.Value) error {
 	if len(corrections) == 0 {
 		return nil
 	}
@@ -114,6 +116,9 @@ func correct(proposed Fields, applied *Applied, corrections map[string]jsontext.
 		}
 		c, err := correctedValue(key, field, corrections[key])
 		if err != nil {
+			return err
+		}
+		if c, err = checkCorrection(c, field, attr, options); err != nil {
 			return err
 		}
 		byKey[key] = c
@@ -200,6 +205,46 @@ func correctedValue(key, field string, raw jsontext.Value) (Correction, error) {
 		return bad(fmt.Sprintf("is a value the product cannot store (blank, longer than %d characters, or with control characters)", TextLimit(field)))
 	}
 	return Correction{Key: key, Text: s}, nil
+}
+
+// checkCorrection applies the submission's checks to a corrected value: a
+// slug's pattern, and an attribute's value as its option's data type wants
+// it (a NUMBER without its unit, a BOOLEAN as true or false). A value a
+// submission would drop is refused; one it would normalize is normalized.
+func checkCorrection(c Correction, field, attr string, options []CheckOption) (Correction, error) {
+	bad := func(message string) (Correction, error) {
+		return Correction{}, Invalid("corrections", "validation_invalid_correction",
+			fmt.Sprintf("Correction %q %s.", c.Key, message), fmt.Sprintf("%q %s.", c.Key, message))
+	}
+	switch field {
+	case "slug":
+		if !ValidSlug(c.Text) {
+			return bad("is not a slug: lowercase letters and digits in groups joined by single hyphens")
+		}
+	case "attributes":
+		option, ok := matchOption(attr, options)
+		if !ok {
+			break
+		}
+		switch option.DataType {
+		case DataTypeNumber:
+			number, code := CheckNumber(c.Text, option.Unit)
+			if code == IssueNotANumber {
+				if option.Unit != "" {
+					return bad(fmt.Sprintf("is not a decimal number, alone or followed by a space and %q", option.Unit))
+				}
+				return bad("is not a decimal number")
+			}
+			c.Text = number
+		case DataTypeBoolean:
+			value, code := CheckBoolean(c.Text)
+			if code == IssueNotABoolean {
+				return bad("is not a boolean (true, false, yes, no, 1 or 0)")
+			}
+			c.Text = value
+		}
+	}
+	return c, nil
 }
 
 // checkFieldReasons checks a decision's reasons per field: each key a

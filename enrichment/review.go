@@ -23,6 +23,9 @@ type UnderReview struct {
 	// proposed attributes a newer proposal replaced, by name; "attributes"
 	// in Superseded stands for all of them
 	SupersededAttributes []string
+	// Options are the options of the product's attribute template, which a
+	// corrected attribute is checked against as a submitted one is
+	Options []CheckOption
 }
 
 // Decision is a reviewer's decision on a revision.
@@ -114,7 +117,7 @@ func decide(rev UnderReview, d Decision, policy ReviewPolicy, now time.Time) (ap
 		return applied, false, Invalid("approvedFields", "validation_not_accepted",
 			"A rejected revision cannot have approved fields.", "Only an accepted revision has approved fields.")
 	}
-	if err := correct(rev.Proposed, &applied, d.Corrections); err != nil {
+	if err := correct(rev.Proposed, rev.Options, &applied, d.Corrections); err != nil {
 		return Applied{}, false, err
 	}
 	if err := checkFieldReasons(rev.Proposed, applied, d.FieldReasons); err != nil {

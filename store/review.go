@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"encoding/json/v2"
 	"errors"
 	"fmt"
@@ -38,6 +39,11 @@ func (s *Store) Decide(rev ReviewedRevision, d enrichment.Decision, now time.Tim
 	if err != nil {
 		return applied, false, err
 	}
+	if len(d.Corrections) > 0 && rev.Product != "" {
+		if rev.Options, err = s.productOptions(rev.Org, rev.Product); err != nil {
+			return applied, false, err
+		}
+	}
 	applied, decided, err = enrichment.Decide(rev.UnderReview, d, policy, now)
 	if err != nil || len(applied.Fields) == 0 {
 		return applied, decided, err
@@ -46,6 +52,25 @@ func (s *Store) Decide(rev ReviewedRevision, d enrichment.Decision, now time.Tim
 		return enrichment.Applied{}, false, fmt.Errorf("revision %s: %w", rev.ID, err)
 	}
 	return applied, true, nil
+}
+
+// productOptions are the options of the attribute template of org's
+// product, as the checks see them; none without a template.
+func (s *Store) productOptions(org enrichment.Org, product string) ([]enrichment.CheckOption, error) {
+	var template string
+	err := s.db().Select("attributeTemplate").From(schema.Products).
+		Where(dbx.HashExp{"id": product, "organization": string(org)}).Row(&template)
+	if errors.Is(err, sql.ErrNoRows) || template == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("template of product %s: %w", product, err)
+	}
+	options, err := s.templateOptions(org)
+	if err != nil {
+		return nil, err
+	}
+	return options[template], nil
 }
 
 func (s *Store) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error) {
