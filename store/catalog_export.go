@@ -105,25 +105,12 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 	return out, nil
 }
 
-// catalogProductRow is a row of the export's product queries.
+// catalogProductRow is a row of the export's product queries: the API
+// export's row, with what the catalog file adds.
 type catalogProductRow struct {
-	ID                string `db:"id"`
-	SKU               string `db:"sku"`
-	ExternalID        string `db:"externalId"`
-	GTIN              string `db:"gtin"`
-	Name              string `db:"name"`
-	Slug              string `db:"slug"`
-	Description       string `db:"description"`
-	Active            bool   `db:"active"`
-	AttributeTemplate string `db:"attributeTemplate"`
-	Brand             string `db:"brand"`
-	VariantMaster     string `db:"variantMaster"`
-	MasterSKU         string `db:"masterSku"`
-	Attributes        []byte `db:"attributes"`
-	Categories        []byte `db:"categories"`
-	Images            []byte `db:"images"`
-	Files             []byte `db:"files"`
-	VariantAttributes []byte `db:"variantAttributes"`
+	productRow
+	Active    bool   `db:"active"`
+	MasterSKU string `db:"masterSku"`
 }
 
 const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[gtin]], p.[[name]], p.[[slug]], p.[[description]],
