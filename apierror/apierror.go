@@ -15,7 +15,8 @@ import (
 
 // From maps a domain error (an *enrichment.Error, or one that wraps it) to
 // its response: 400 with data naming the field at fault for a broken rule,
-// 404 for a record that does not exist for the caller. An *router.ApiError
+// 404 for a record that does not exist for the caller, 409 for a record
+// whose state refuses the request for now (another reviewer's claim). An *router.ApiError
 // passes as it is. ok is false for any other error.
 func From(err error) (apiErr *router.ApiError, ok bool) {
 	if errors.As(err, &apiErr) {
@@ -28,12 +29,16 @@ func From(err error) (apiErr *router.ApiError, ok bool) {
 	switch e.Code {
 	case enrichment.CodeNotFound:
 		return router.NewNotFoundError(e.Message, nil), true
-	case enrichment.CodeInvalid:
+	case enrichment.CodeInvalid, enrichment.CodeConflict:
 		var detail error = validation.NewError(e.Rule, e.Detail)
 		if e.Details != nil {
 			detail = e.Details
 		}
-		return router.NewBadRequestError(e.Message, validation.Errors{e.Field: detail}), true
+		status := http.StatusBadRequest
+		if e.Code == enrichment.CodeConflict {
+			status = http.StatusConflict
+		}
+		return router.NewApiError(status, e.Message, validation.Errors{e.Field: detail}), true
 	}
 	return nil, false
 }

@@ -6,10 +6,10 @@ import "errors"
 // record that does not exist for the caller. The store and the rules return
 // it; package apierror turns it into PocketBase's error response by its
 // Code (400 for CodeInvalid, with data naming Field in PocketBase's
-// validation shape; 404 for CodeNotFound), for the routes and the hooks
+// validation shape; 404 for CodeNotFound; 409 for CodeConflict), for the routes and the hooks
 // alike.
 type Error struct {
-	Code    string // CodeInvalid or CodeNotFound
+	Code    string // CodeInvalid, CodeNotFound or CodeConflict
 	Field   string // the request field at fault, "" when none
 	Rule    string // a machine-readable name of the rule, e.g. "validation_decision_final"
 	Message string // a sentence for the response's message
@@ -23,6 +23,7 @@ type Error struct {
 const (
 	CodeInvalid  = "invalid"   // the request breaks a rule: 400
 	CodeNotFound = "not_found" // the record does not exist for this caller: 404
+	CodeConflict = "conflict"  // the record's state refuses the request for now: 409
 )
 
 // ErrNotFound matches, with errors.Is, every error of code CodeNotFound: a

@@ -203,6 +203,7 @@ func organizationExists(app core.App, id string) bool {
 // decision then records that identity, not "system".
 func MarkDecider(rev, auth *core.Record) {
 	rev.Set(deciderKey, decider(auth))
+	markReviewer(rev, auth)
 }
 
 // decider names the identity deciding through an HTTP request.
@@ -245,6 +246,11 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	}
 
 	from := stored.GetString("status")
+	if fromRequest && from == enrichment.StatusPending {
+		if err := checkClaim(app, stored, rev); err != nil {
+			return false, err
+		}
+	}
 	d := enrichment.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
 		Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
 	// Go code may save a revision in a final state unchanged (PocketBase

@@ -29,16 +29,13 @@ const touchInterval = 30 * time.Second
 const clientKey = "enrichmentClient"
 
 // clockKey holds, in app.Store(), the clock the key middleware reads: when
-// a key's grace ends, when it was last used, and its rate limit bucket.
-// Unset, it is time.Now; a test sets its own to move time by hand.
-const clockKey = "enrichmentClock"
+// a key's grace ends, when it was last used, and its rate limit bucket
+// (the store's clock, which claims read too).
+const clockKey = store.ClockKey
 
 // clockOf is app's clock.
 func clockOf(app core.App) func() time.Time {
-	if now, ok := app.Store().Get(clockKey).(func() time.Time); ok {
-		return now
-	}
-	return time.Now
+	return store.Clock(app)
 }
 
 // newLimiter is the rate limiter of app's keys, on app's clock.

@@ -52,6 +52,7 @@ func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
 		Sort: cmp.Or(values.Get("sort"), store.QueueSorts[0]),
 	}
 	q.Page, q.PageSize = readPaging(values, errs)
+	readQueueTogether(e, values, &q, errs)
 	for name, id := range map[string]*int64{"client": &q.Client, "template": &q.Template, "revision": &q.Revision} {
 		if raw := values.Get(name); raw != "" {
 			var err error

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -45,6 +46,13 @@ type QueueQuery struct {
 	Page     int     // zero-based
 	PageSize int
 	Revision int64 // 0: none; else the page that holds this revision is read instead of Page
+	// Viewer is the reviewer asking (their record id; "" for a superuser):
+	// revisions that another reviewer's live claim holds at Now are left
+	// out unless WithClaimed.
+	Viewer      string
+	WithClaimed bool
+	Now         time.Time
+	Triage
 }
 
 // QueueItem is one revision of the queue, as the records API lists it with
@@ -64,6 +72,18 @@ type QueueItem struct {
 	// Rivals is how many pending revisions, from every client and this one
 	// included, propose something for the same product.
 	Rivals int `json:"rivals"`
+	// Claim is the live claim on the revision, nil when nobody holds it.
+	Claim *QueueClaim `json:"claim"`
+}
+
+// QueueClaim says who holds a queue item's revision, and whether that is
+// the reviewer asking.
+type QueueClaim struct {
+	Reviewer  string `json:"reviewer"`
+	Email     string `json:"email"`
+	Name      string `json:"name"`
+	ExpiresAt string `json:"expiresAt"`
+	Mine      bool   `json:"mine"`
 }
 
 // QueueExpand holds the names of a queue item's product and client.
@@ -164,6 +184,10 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+inList("id", "exclude")+`)`)
 		params["exclude"] = inValues(formatIDs(q.Exclude))
 	}
+	if !q.WithClaimed {
+		where = append(where, othersClaimed(params, q.Viewer, q.Now))
+	}
+	where = triageWhere(q.Triage, q.Now, where, params)
 	if q.Template != 0 {
 		where = append(where, `EXISTS (SELECT 1 FROM {{`+schema.Products+`}} AS p
 			WHERE p.[[id]] = {{`+schema.Revisions+`}}.[[product]] AND p.[[attributeTemplate]] = {:template})`)
@@ -214,6 +238,9 @@ func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) 
 	}
 	items, err := s.queueItems(orgs, rowIDs, q.Exclude)
 	if err != nil {
+		return Queue{}, err
+	}
+	if err := s.claimItems(orgs, items, q.Viewer, q.Now); err != nil {
 		return Queue{}, err
 	}
 	return Queue{Page: enrichment.NewPage(items, q.Page, q.PageSize, total), Bands: counts}, nil

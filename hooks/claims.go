@@ -1,0 +1,60 @@
+package hooks
+
+import (
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// deciderReviewerKey is the custom record data in which MarkDecider hands
+// the deciding reviewer's record id to the decision hook ("" for a
+// superuser), so that the hook can tell their own claim from another's.
+const deciderReviewerKey = "@enrichmentDeciderReviewer"
+
+// markReviewer remembers on rev which reviewer decides (none for another
+// identity).
+func markReviewer(rev, auth *core.Record) {
+	reviewer := ""
+	if auth != nil && auth.Collection().Name == schema.Reviewers {
+		reviewer = auth.Id
+	}
+	rev.Set(deciderReviewerKey, reviewer)
+}
+
+// checkClaim refuses with 409 a person's decision on a pending revision
+// that another reviewer's live claim holds (docs/review.md): through the
+// records API, the dashboard and the group decisions route alike, as all
+// of them save the revision. A superuser holds no claim, so any live claim
+// stops them too; they may release it first. Decisions saved by the
+// service's own code are not a person's and are not held.
+func checkClaim(app core.App, stored, rev *core.Record) error {
+	reviewer, _ := rev.GetRaw(deciderReviewerKey).(string)
+	claim, err := store.New(app).ClaimOf(enrichment.Org(stored.GetString("organization")), stored.Id)
+	if err != nil {
+		return err
+	}
+	if claim.HeldAgainst(reviewer, store.Clock(app)()) {
+		return enrichment.ClaimHeld(claim)
+	}
+	return nil
+}
+
+// registerClaims drops the claim on a revision once it is no longer
+// pending (decided, superseded, expired), after the change committed.
+// note: only tidiness; a claim on a closed revision stops nothing, as
+// only pending revisions are claimed and decided.
+func registerClaims(app core.App) {
+	app.OnRecordAfterUpdateSuccess(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
+		Id: "enrichmentEndClaim",
+		Func: func(e *core.RecordEvent) error {
+			if e.Record.GetString("status") != enrichment.StatusPending {
+				if err := store.New(e.App).DropClaim(e.Record.Id); err != nil {
+					e.App.Logger().Warn("Could not drop the claim on a closed revision", "revision", e.Record.Id, "error", err.Error())
+				}
+			}
+			return e.Next()
+		},
+	})
+}
