@@ -193,7 +193,7 @@ func TestQueueClaims(t *testing.T) {
 	if res := requestAuth(s.h, http.MethodPost, claimsURL+s.revs[0], s.ann, ""); res.Code != 200 {
 		t.Fatalf("claim: %d %s", res.Code, res.Body)
 	}
-	item := func(id string) string { return `{"id":"` + id + `"` }
+	item := func(id string) string { return `{"id":"` + id + `","sku"` }
 	annHolds := `"claim":{"reviewer":"` + s.annID + `","email":"ann@example.com","name":"Ann","expiresAt":`
 	checkReviewerCases(t, s.h, []reviewerCase{
 		{name: "Bob's queue leaves Ann's out", url: queueURL, token: s.bob, status: 200,
