@@ -58,3 +58,10 @@ func registerClaims(app core.App) {
 		},
 	})
 }
+
+// DeciderOf is how a decision by auth is recorded in a revision's reviewer
+// field ("reviewer:EMAIL", "superuser:EMAIL"), for the history's
+// reviewer=me filter.
+func DeciderOf(auth *core.Record) string {
+	return decider(auth)
+}
