@@ -524,4 +524,27 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		want: []string{`"outcome":"decided"`, `"outcome":"refused"`}})
 	oaCheck(t, d, h, oaCase{name: "a group decision of nothing", op: decisions, token: token, status: 400, body: `{"decisions":[]}`})
 	oaCheck(t, d, h, oaCase{name: "a group decision with an API key", op: decisions, key: both, status: 401, body: `{}`})
+
+	// reviewers together
+	_, ann := namedReviewer(t, app, f.A.Org, "ann@example.com", "Ann")
+	_, bob := namedReviewer(t, app, f.A.Org, "bob@example.com", "")
+	held := pendingRevisions(t, app, f.A, "BULK-0001")[0]
+	claim, release := "POST /api/enrichment/review/claims/{revisionId}", "DELETE /api/enrichment/review/claims/{revisionId}"
+	claimURL := "/api/enrichment/review/claims/" + held
+	oaCheck(t, d, h, oaCase{name: "a claim", op: claim, url: claimURL, token: ann, status: 200, want: []string{`"email":"ann@example.com"`}})
+	oaCheck(t, d, h, oaCase{name: "a claim with an empty object", op: claim, url: claimURL, token: ann, body: `{}`, status: 200})
+	oaCheck(t, d, h, oaCase{name: "a claim with a list", op: claim, url: claimURL, token: ann, body: `[]`, status: 400})
+	oaCheck(t, d, h, oaCase{name: "another's claim", op: claim, url: claimURL, token: bob, status: 409, want: []string{`"validation_claim_held"`}})
+	oaCheck(t, d, h, oaCase{name: "a superuser's claim", op: claim, url: claimURL, token: token, status: 403})
+	oaCheck(t, d, h, oaCase{name: "a claim of nothing", op: claim, url: "/api/enrichment/review/claims/999999", token: ann, status: 404})
+	oaCheck(t, d, h, oaCase{name: "the queue with claims", op: queue, url: "/api/enrichment/review/queue?claimed=include&q=bulk&field=name&issues=false&competing=false&olderThan=0",
+		token: bob, status: 200, want: []string{`"claim":{"reviewer":`}})
+	oaCheck(t, d, h, oaCase{name: "the queue, a bad olderThan", op: queue, url: "/api/enrichment/review/queue?olderThan=x", token: bob, status: 400})
+	oaCheck(t, d, h, oaCase{name: "releasing another's claim", op: release, url: claimURL, token: bob, status: 409})
+	oaCheck(t, d, h, oaCase{name: "releasing one's claim", op: release, url: claimURL, token: ann, status: 204})
+	decided := "GET /api/enrichment/review/decided"
+	oaCheck(t, d, h, oaCase{name: "the history", op: decided, token: token, status: 200, want: []string{`"decidedBy":"reviewer"`}})
+	oaCheck(t, d, h, oaCase{name: "my history", op: decided, url: "/api/enrichment/review/decided?reviewer=me&decidedBy=reviewer", token: ann, status: 200})
+	oaCheck(t, d, h, oaCase{name: "the history, a bad until", op: decided, url: "/api/enrichment/review/decided?until=soon", token: ann, status: 400})
+	oaCheck(t, d, h, oaCase{name: "the history of an unknown reviewer", op: decided, url: "/api/enrichment/review/decided?reviewer=nobody", token: ann, status: 404})
 }
