@@ -40,7 +40,7 @@ const claimSelect = `SELECT c.[[revision]], c.[[reviewer]], COALESCE(r.[[email]]
 // there is none.
 func (s *Store) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, error) {
 	var row claimRow
-	err := s.db().NewQuery(claimSelect+`WHERE c.[[revision]] = {:revision} AND c.[[organization]] = {:org}`).
+	err := s.db().NewQuery(claimSelect + `WHERE c.[[revision]] = {:revision} AND c.[[organization]] = {:org}`).
 		Bind(dbx.Params{"revision": revision, "org": string(org)}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Claim{}, nil
@@ -59,7 +59,7 @@ func (s *Store) LiveClaims(orgs []enrichment.Org, revisions []string, now time.T
 		return out, nil
 	}
 	var rows []claimRow
-	err := s.db().NewQuery(claimSelect+`WHERE c.`+inList("revision", "revisions")+` AND c.`+inList("organization", "orgs")+
+	err := s.db().NewQuery(claimSelect + `WHERE c.` + inList("revision", "revisions") + ` AND c.` + inList("organization", "orgs") +
 		` AND c.[[expiresAt]] > {:now}`).
 		Bind(dbx.Params{"revisions": inValues(revisions), "orgs": inValues(orgs), "now": FormatTime(now)}).All(&rows)
 	if err != nil {
