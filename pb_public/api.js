@@ -111,9 +111,25 @@ export async function listQueue(f, sortKey, page, exclude, around) {
   if (f.sku) query.sku = f.sku;
   if (exclude.length) query.exclude = exclude.join(',');
   if (around) query.revision = around;
+  Object.assign(query, f.triage); // the triage filters and claimed, as the API names them (together.js)
   const res = await pb.send('/api/enrichment/review/queue', { method: 'GET', query });
   const counts = Object.fromEntries(res.bands.map((b) => [b.band === 'none' ? '' : b.band, b.count]));
   return { items: res.items, page: res.page + 1, totalItems: res.totalElements, totalPages: res.totalPages, counts };
+}
+
+/** claim claims (or renews the claim on) a pending revision for the signed-in reviewer; 409 names another holder. */
+export function claim(id) {
+  return pb.send(`/api/enrichment/review/claims/${encodeURIComponent(id)}`, { method: 'POST' });
+}
+
+/** release releases the signed-in reviewer's claim on a revision; keepalive lets it finish while the page is left. */
+export function release(id, { keepalive = false } = {}) {
+  return pb.send(`/api/enrichment/review/claims/${encodeURIComponent(id)}`, { method: 'DELETE', keepalive });
+}
+
+/** brands lists the brands the signed-in identity may see, by name. */
+export function brands() {
+  return pb.collection('brands').getFullList({ sort: 'name', fields: 'id,name' });
 }
 
 /** getRevision reads one revision with its product (as it is now), client and organization. */

@@ -9,6 +9,7 @@ import * as revision from './revision.js';
 import * as outbox from './outbox.js';
 import * as group from './group.js';
 import { showOverview } from './overview.js';
+import * as together from './together.js';
 
 const views = ['loading', 'signin', 'queue-view', 'overview-view'];
 let queueLoaded = false;
@@ -64,6 +65,7 @@ async function enter() {
     return;
   }
   group.drawLimits();
+  await together.start();
   try {
     await queue.loadChoices();
   } catch (err) {
@@ -90,6 +92,7 @@ async function route() {
   if (overview) {
     $('#tab-overview').setAttribute('aria-current', 'page');
     showOnly('overview-view');
+    together.hold(null);
     $('#keys').hidden = true;
     await showOverview();
     return;
@@ -111,6 +114,7 @@ async function route() {
 // onSelect shows the revision chosen in the queue and names it in the address.
 function onSelect(item, { open = false } = {}) {
   revision.show(item?.id ?? null, { product: item?.product });
+  together.hold(item?.id ?? null);
   if (item) {
     history.replaceState(null, '', `#queue/${item.id}`);
     revision.prefetch(queue.next());
@@ -122,6 +126,7 @@ function onSelect(item, { open = false } = {}) {
 // filtered out); the address keeps naming it.
 function showAlone(id) {
   revision.show(id);
+  together.hold(id);
   pane('revision');
 }
 
@@ -202,9 +207,11 @@ async function boot() {
   queue.initQueue({ onSelect, onGroup: (status, items) => group.decideSelected(status, items) });
   revision.initRevision({ onDecide: hold });
   group.initGroup({ onDecide: hold });
+  together.initTogether();
   $('#signin-form').addEventListener('submit', signIn);
   $('#sign-out').addEventListener('click', async () => {
     await outbox.flush(); // note: held decisions are sent with the reviewer's sign-in
+    await together.stop();
     api.pb.authStore.clear();
     history.replaceState(null, '', location.pathname);
     showSignIn();

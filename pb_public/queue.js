@@ -5,9 +5,10 @@
 import * as api from './api.js';
 import { $, ago, h, message, replace } from './dom.js';
 import * as outbox from './outbox.js';
+import { claimMark } from './together.js';
 
 const state = {
-  filters: { client: '', band: 'all', template: '', sku: '' },
+  filters: { client: '', band: 'all', template: '', sku: '', triage: {} }, // triage: together.js
   sort: '', // the vocabulary's first order, once read
   page: 1,
   totalPages: 1,
@@ -205,6 +206,7 @@ function renderList() {
       h('span', { class: 'sku' }, r.sku),
       h('span', { class: 'pname' }, r.expand?.product?.name || '(product gone)'),
       h('span', { class: 'meta' },
+        claimMark(r.claim),
         rivalsMark(r.rivals),
         `${r.expand?.apiClient?.name || clientName(r.apiClient)} · ${fields.join(', ')} · ${ago(r.created)}`)));
   }));
@@ -426,4 +428,17 @@ export function next() {
 /** focusList puts the focus on the list's revision shown (its one Tab stop). */
 export function focusList() {
   focusCurrent();
+}
+
+/** setTriage sets the triage filters (the API's parameters) and reads the first page again. */
+export function setTriage(triage) {
+  if (JSON.stringify(triage) === JSON.stringify(state.filters.triage)) return;
+  state.filters.triage = triage;
+  state.page = 1;
+  reload();
+}
+
+/** holds tells whether the list shows revision id. */
+export function holds(id) {
+  return state.items.some((r) => r.id === id);
 }

@@ -1,0 +1,152 @@
+// Reviewers together: the queue follows PocketBase's realtime updates (new
+// proposals appear, revisions decided or closed elsewhere leave, without a
+// reload); the revision a reviewer opens is claimed for them (renewed while
+// it stays open, released when they move on or leave) and a revision that
+// another reviewer holds says who; and the queue's triage filters.
+import * as api from './api.js';
+import { $, h, message, replace, when } from './dom.js';
+import * as outbox from './outbox.js';
+import * as queue from './queue.js';
+
+// renewMs renews a claim well within its 120 s.
+const renewMs = 60_000;
+
+let held = null; // the revision this page claims
+let renewTimer = 0;
+let unsubscribe = null;
+
+/** start follows realtime updates and wires the triage filters, after sign-in. */
+export async function start() {
+  await loadBrands();
+  if (unsubscribe) return;
+  try {
+    unsubscribe = await api.pb.collection('revisions').subscribe('*', onRevision);
+  } catch (err) {
+    outbox.say(`Live updates are off: ${message(err)}`, { error: true });
+  }
+}
+
+/** stop releases the claim and stops following updates (sign-out). */
+export async function stop() {
+  hold(null);
+  const off = unsubscribe;
+  unsubscribe = null;
+  await off?.().catch(() => {});
+}
+
+// onRevision keeps the queue current: a new pending revision may belong in
+// it, one that is no longer pending leaves it.
+function onRevision(e) {
+  const r = e.record;
+  if (r.status === 'pending') {
+    if (e.action === 'create') queue.reloadSoon();
+  } else if (queue.holds(r.id)) {
+    queue.decided([r.id]);
+  }
+}
+
+/**
+ * hold claims revision id for the signed-in reviewer while it is shown and
+ * releases the one held before (null: nothing shown). A revision whose
+ * decision the page still holds for its undo is not released: the decision
+ * ends its claim. Superusers hold no claims.
+ */
+export function hold(id) {
+  if (id === held) return;
+  clearInterval(renewTimer);
+  if (held && !outbox.excluded().includes(held)) release(held);
+  held = null;
+  showHolder(null);
+  if (!id || api.isSuperuser() || !api.pb.authStore.isValid) return;
+  held = id;
+  claim(id);
+  renewTimer = setInterval(() => claim(id), renewMs);
+}
+
+async function claim(id) {
+  try {
+    await api.claim(id);
+    if (held === id) showHolder(null);
+  } catch (err) {
+    if (held !== id) return;
+    const holder = err.status === 409 ? err.response?.data?.claim?.params : null;
+    showHolder(holder ?? null);
+  }
+}
+
+function release(id, { keepalive = false } = {}) {
+  api.release(id, { keepalive }).catch(() => {}); // note: an unreleased claim expires by itself
+}
+
+// showHolder says in the revision view who else is reviewing it.
+function showHolder(holder) {
+  const el = $('#claim-holder');
+  el.hidden = !holder;
+  if (!holder) return;
+  const who = holder.name ? `${holder.name} (${holder.email})` : holder.email;
+  replace(el, h('strong', {}, who), ` is reviewing this revision (until ${when(holder.expiresAt)}): a decision here would be refused.`);
+}
+
+// The triage filters.
+
+async function loadBrands() {
+  try {
+    const brands = await api.brands();
+    const keep = $('#f-brand').value;
+    replace($('#f-brand'), h('option', { value: '' }, 'All brands'), brands.map((b) => h('option', { value: b.id }, b.name)));
+    $('#f-brand').value = keep;
+  } catch (err) {
+    outbox.say(`Could not load the brands: ${message(err)}`, { error: true });
+  }
+  if (!$('#f-field').options.length) {
+    replace($('#f-field'), h('option', { value: '' }, 'Any field'),
+      api.fieldNames.map((f) => h('option', { value: f }, api.fieldLabels[f] ?? f)));
+  }
+}
+
+/** initTogether wires the triage filters and releases the claim when the page is left. */
+export function initTogether() {
+  const form = $('#triage');
+  let timer = 0;
+  const apply = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => queue.setTriage(readTriage()), 250);
+  };
+  form.addEventListener('input', apply);
+  form.addEventListener('change', apply);
+  form.addEventListener('submit', (e) => e.preventDefault());
+  window.addEventListener('pagehide', () => {
+    clearInterval(renewTimer);
+    if (held && !outbox.excluded().includes(held)) release(held, { keepalive: true });
+    held = null;
+  });
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) queue.reloadSoon();
+  });
+}
+
+// readTriage reads the triage filters as the queue's parameters.
+function readTriage() {
+  const out = {};
+  const attr = $('#f-attr').value.trim();
+  const field = attr ? `attributes.${attr}` : $('#f-field').value;
+  if (field) out.field = field;
+  if ($('#f-brand').value) out.brand = $('#f-brand').value;
+  const category = $('#f-category').value.trim();
+  if (category) out.category = category;
+  const days = $('#f-older').value.trim();
+  if (/^\d+$/.test(days) && Number(days) > 0) out.olderThan = days;
+  const text = $('#f-q').value.trim();
+  if (text) out.q = text;
+  if ($('#f-competing').checked) out.competing = 'true';
+  if ($('#f-issues').checked) out.issues = 'true';
+  if ($('#f-claimed').checked) out.claimed = 'include';
+  return out;
+}
+
+/** claimMark says in a queue item who else holds its revision. */
+export function claimMark(claim) {
+  if (!claim || claim.mine) return null;
+  const who = claim.name || claim.email;
+  return h('span', { class: 'claimed', title: `${who} (${claim.email}) is reviewing it` }, `${who} is reviewing · `);
+}
