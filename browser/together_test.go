@@ -1,0 +1,202 @@
+package browser
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/chromedp/chromedp"
+	"github.com/pocketbase/dbx"
+)
+
+// TestLiveQueue: the queue follows what happens elsewhere without a
+// reload: a new proposal appears, with the counts; a revision decided
+// elsewhere leaves.
+func TestLiveQueue(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	eval[bool](t, ctx, `window.__same = true`)
+
+	newer := s.submit(a, "submit", proposal{"SKU-NEW", 85, enrichment.Fields{Name: ptr("Newest edition")}})[0]
+	waitFor(t, ctx, "the new proposal in the queue", queueIdle+` && [...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.id).join() === `+
+		js(strings.Join([]string{ids[0], newer, ids[1]}, ",")))
+	waitFor(t, ctx, "the counts", `document.querySelector('#bands .band[data-band=all] .count').textContent === '3'`)
+
+	s.decide(ids[1], "rejected") // elsewhere
+	waitGone(t, ctx, ids[1])
+	waitFor(t, ctx, "the counts", `document.querySelector('#bands .band[data-band=all] .count').textContent === '2'`)
+	if !eval[bool](t, ctx, `window.__same === true`) {
+		t.Error("the page was loaded again")
+	}
+	if got := queueIDs(t, ctx); !slices.Equal(got, []string{ids[0], newer}) {
+		t.Errorf("queue %v", got)
+	}
+}
+
+// TestClaimShownToAnotherReviewer: the revision a reviewer opens is
+// claimed for them and released when they move on; another reviewer's
+// queue leaves it out unless asked, then says who is reviewing it, the
+// revision says so too, and a decision on it is refused (409) and changes
+// nothing.
+func TestClaimShownToAnotherReviewer(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}},
+		proposal{"SKU-NEW", 30, enrichment.Fields{Name: ptr("Newest edition")}})
+	runner, trail, newest := ids[0], ids[1], ids[2]
+	s.addReviewer(a.Org, "ann@alpha.example")
+	s.addReviewer(a.Org, "bob@alpha.example")
+	ann := s.reviewerToken("ann@alpha.example")
+	if code := s.call(http.MethodPost, "/api/enrichment/review/claims/"+trail, ann); code != 200 {
+		t.Fatalf("Ann's claim: %d", code)
+	}
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "bob@alpha.example")
+	if got := queueIDs(t, ctx); !slices.Equal(got, []string{runner, newest}) {
+		t.Errorf("Bob's queue %v: Ann's revision %s should be left out", got, trail)
+	}
+	waitRevision(t, ctx, runner) // opened, so claimed for Bob
+	s.waitClaim(runner, "bob@alpha.example")
+
+	do(t, ctx, chromedp.Click(chromedp.CSS("#triage-box summary")), chromedp.Click(chromedp.CSS("#f-claimed")))
+	waitFor(t, ctx, "Ann's revision, marked", queueIdle+` && /ann@alpha\.example is reviewing/.test(document.querySelector('#queue-list .item[data-id="`+trail+`"] .meta')?.textContent ?? '')`)
+	openRevision(t, ctx, trail)
+	waitFor(t, ctx, "who is reviewing it", `!document.querySelector('#claim-holder').hidden &&
+		/^ann@alpha\.example is reviewing this revision/.test(document.querySelector('#claim-holder').textContent)`)
+	s.waitClaim(runner, "") // Bob moved on: released
+
+	do(t, ctx, chromedp.Click(chromedp.CSS("#reject")))
+	waitFor(t, ctx, "the refusal", `/claimed by ann@alpha\.example/.test(document.querySelector('#notice').textContent)`)
+	if got, _ := s.status(trail); got != "pending" {
+		t.Errorf("Ann's revision is %s after Bob's refused decision", got)
+	}
+	if n := s.statuses.get(http.StatusConflict); n == 0 {
+		t.Error("no 409 answered")
+	}
+	// once Ann lets go, Bob decides it
+	if code := s.call(http.MethodDelete, "/api/enrichment/review/claims/"+trail, ann); code != 204 {
+		t.Fatalf("Ann's release: %d", code)
+	}
+	openRevision(t, ctx, trail)
+	waitFor(t, ctx, "nobody else reviewing it", `document.querySelector('#claim-holder').hidden`)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#reject")))
+	s.waitStatus(trail, "rejected")
+}
+
+// TestTriageFilters: the queue's triage filters narrow the list and
+// combine, and clearing them brings every revision back.
+func TestTriageFilters(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Description: ptr("Lighter."),
+			Attributes: &[]enrichment.StoredAttribute{{Attribute: "Color", Detail: "Navy"}}}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Two")}},
+		proposal{"SKU-NEW", 30, enrichment.Fields{Name: ptr("Newest edition")}})
+	runner, trail, newest := ids[0], ids[1], ids[2]
+	rival := s.submit(a, "submit", proposal{"SKU-M", 50, enrichment.Fields{Name: ptr("Trail Too")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+	acme, err := s.app.FindFirstRecordByFilter("brands", "organization = {:org} && name = 'Acme'", dbx.Params{"org": string(a.Org)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#triage-box summary")))
+	listed := func(what string, want ...string) {
+		t.Helper()
+		waitFor(t, ctx, what, queueIdle+` && [...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.id).join() === `+js(strings.Join(want, ",")))
+	}
+	typeIn := func(sel, value string) {
+		t.Helper()
+		eval[bool](t, ctx, `(() => { const i = document.querySelector(`+js(sel)+`); i.value = `+js(value)+`; i.dispatchEvent(new Event('input', { bubbles: true })); return true; })()`)
+	}
+	listed("everything", runner, trail, rival, newest)
+	typeIn("#f-q", "trail")
+	listed("text in the product's name", trail, rival)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#f-competing")))
+	listed("competing trail", trail, rival)
+	typeIn("#f-q", "")
+	listed("competing", trail, rival)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#f-competing")))
+	pick(t, ctx, "#f-field", "name")
+	listed("proposing a name", trail, rival, newest)
+	pick(t, ctx, "#f-brand", acme.Id)
+	listed("names of Acme", trail, rival)
+	pick(t, ctx, "#f-field", "")
+	typeIn("#f-attr", "Color")
+	listed("Color of Acme", runner)
+	typeIn("#f-attr", "")
+	pick(t, ctx, "#f-brand", "")
+	typeIn("#f-category", "running")
+	listed("category Running", runner)
+	typeIn("#f-category", "")
+	listed("everything again", runner, trail, rival, newest)
+	if n := s.statuses.get(http.StatusBadRequest); n != 0 {
+		t.Errorf("%d answers were 400", n)
+	}
+}
+
+// reviewerToken signs in the reviewer with that email: their auth token.
+func (s *service) reviewerToken(email string) string {
+	s.t.Helper()
+	r, err := s.app.FindAuthRecordByEmail("reviewers", email)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	token, err := r.NewAuthToken()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return token
+}
+
+// call sends a request without a body to the server with token: its status.
+func (s *service) call(method, path, token string) int {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// waitClaim waits until revision id is claimed by the reviewer with that
+// email ("": by nobody).
+func (s *service) waitClaim(id, email string) {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		claim, err := store.New(s.app).ClaimOf(s.f.A.Org, id)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if claim.Email == email {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("revision %s claimed by %q, want %q", id, claim.Email, email)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
