@@ -65,7 +65,7 @@ async function enter() {
     return;
   }
   group.drawLimits();
-  await together.start();
+  together.start(); // note: not awaited; the queue does not wait for live updates
   try {
     await queue.loadChoices();
   } catch (err) {

@@ -17,7 +17,7 @@ let unsubscribe = null;
 
 /** start follows realtime updates and wires the triage filters, after sign-in. */
 export async function start() {
-  await loadBrands();
+  loadBrands();
   if (unsubscribe) return;
   try {
     unsubscribe = await api.pb.collection('revisions').subscribe('*', onRevision);
@@ -115,13 +115,20 @@ export function initTogether() {
   form.addEventListener('input', apply);
   form.addEventListener('change', apply);
   form.addEventListener('submit', (e) => e.preventDefault());
+  // note: the realtime stream is closed while the page is hidden in the
+  // browser's back/forward cache, where its open connection would keep one
+  // of the few a browser allows per server
   window.addEventListener('pagehide', () => {
     clearInterval(renewTimer);
     if (held && !outbox.excluded().includes(held)) release(held, { keepalive: true });
     held = null;
+    unsubscribe = null;
+    api.pb.realtime.unsubscribe().catch(() => {}); // note: with no subscription left, the stream closes
   });
   window.addEventListener('pageshow', (e) => {
-    if (e.persisted) queue.reloadSoon();
+    if (!e.persisted || !api.pb.authStore.isValid) return;
+    start();
+    queue.reloadSoon();
   });
 }
 
