@@ -36,9 +36,18 @@ func TestQueueTriage(t *testing.T) {
 	newest := submitted(t, h, f.A.Keys["both"], submitURL, `{"sku":"SKU-NEW","name":"Newer","slug":"Not A Slug"}`)[0]
 	// a later Color from the same client supersedes runner's Color only
 	recolor := submitted(t, h, f.A.Keys["both"], submitURL, `{"sku":"SKU-1","attributes":[{"attribute":"Color","detail":"Green"}]}`)[0]
+	// gone: a revision whose product was deleted since
+	gone := submitted(t, h, f.A.Keys["both"], submitURL, `{"sku":"SKU-M-BLUE","name":"Blue Two"}`)[0]
+	blue, err := app.FindRecordById("products", store.FormatID(f.A.Products["SKU-M-BLUE"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Delete(blue); err != nil {
+		t.Fatal(err)
+	}
 	// B has the same SKUs and names
 	bRev := submitted(t, h, f.B.Keys["both"], submitURL, `{"sku":"SKU-1","description":"B's."}`)[0]
-	for i, id := range []int64{runner, trail, rival, newest, recolor, bRev} {
+	for i, id := range []int64{runner, trail, rival, newest, recolor, bRev, gone} {
 		if id == 0 {
 			t.Fatalf("proposal %d was not stored", i)
 		}
@@ -50,29 +59,31 @@ func TestQueueTriage(t *testing.T) {
 	acme := brandOf(t, app, f.A, "SKU-1")
 
 	item := func(id int64) string { return `{"id":"` + store.FormatID(id) + `","sku"` }
-	all := []int64{runner, trail, rival, newest, recolor, bRev}
+	all := []int64{runner, trail, rival, newest, recolor, bRev, gone}
 	cases := []struct {
 		name, query string
 		want        []int64
 	}{
 		{"field description", "field=description", []int64{runner}},
-		{"field name", "field=name", []int64{trail, rival, newest}},
+		{"field name", "field=name", []int64{trail, rival, newest, gone}},
 		{"field attributes.Color: the superseded one left out", "field=attributes.Color", []int64{recolor}},
 		{"field attributes", "field=attributes", []int64{recolor}},
 		{"field attributes.Size: none", "field=attributes.Size", nil},
 		{"brand Acme", "brand=" + acme, []int64{runner, trail, rival, recolor}},
 		{"category running, letter case aside", "category=running", []int64{runner, recolor}},
 		{"competing", "competing=true", []int64{trail, rival}},
-		{"not competing", "competing=false", []int64{runner, newest, recolor}},
+		{"not competing", "competing=false", []int64{runner, newest, recolor, gone}},
 		{"older than 7 days", "olderThan=7", []int64{runner, trail}},
 		{"older than 11 days", "olderThan=11", nil},
 		{"with issues", "issues=true", []int64{newest}},
-		{"without issues", "issues=false", []int64{runner, trail, rival, recolor}},
+		{"without issues", "issues=false", []int64{runner, trail, rival, recolor, gone}},
 		{"text in the product's name", "q=trail", []int64{trail, rival}},
 		{"text in the SKU", "q=sku-n", []int64{newest}},
 		{"a LIKE wildcard is text", "q=%25", nil},
+		{"text in the SKU of a deleted product", "q=m-blue", []int64{gone}},
 		{"combined: competing Acme names older than 7 days", "competing=true&brand=" + acme + "&field=name&olderThan=7", []int64{trail}},
 		{"combined with the band and the client", "field=name&band=none&client=" + store.FormatID(f.A.Clients["submit"]), []int64{rival}},
+		{"text and field", "q=trail&field=description", nil},
 	}
 	for _, c := range cases {
 		res := requestAuth(h, "GET", queueURL+"?pageSize=50&"+c.query, reviewer, "")
