@@ -28,7 +28,7 @@ func TestDecidedHistory(t *testing.T) {
 	revs := pendingRevisions(t, app, f.A, "SKU-1", "SKU-M", "SKU-NEW")
 	submit := submitted(t, h, f.A.Keys["submit"], submitURL, `{"sku":"SKU-M-RED","name":"Red"}`)[0]
 	bRev := pendingRevisions(t, app, f.B, "SKU-1")[0]
-	start := time.Now()
+	start := time.Now().Truncate(time.Millisecond)
 
 	decide := func(token, id, status string) {
 		t.Helper()
@@ -36,13 +36,20 @@ func TestDecidedHistory(t *testing.T) {
 		if res.Code != 200 {
 			t.Fatalf("decide %s: %d %s", id, res.Code, res.Body)
 		}
-		time.Sleep(2 * time.Millisecond) // note: reviewedAt has millisecond precision; the order is the test's subject
 	}
 	decide(ann, revs[0], "accepted")
 	decide(bob, revs[1], "rejected")
 	decide(super, store.FormatID(submit), "rejected")
 	decide(other, bRev, "accepted")
 	// revs[2] stays pending
+	// note: the decisions one second apart, in that order, as the order is the subject
+	for i, id := range []string{revs[0], revs[1], store.FormatID(submit), bRev} {
+		at := store.FormatTime(start.Add(time.Duration(i) * time.Second))
+		if _, err := app.DB().NewQuery("UPDATE revisions SET reviewedAt = {:at} WHERE id = {:id}").
+			Bind(map[string]any{"at": at, "id": id}).Execute(); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	item := func(id string) string { return `{"id":"` + id + `","sku"` }
 	subm := store.FormatID(submit)
@@ -62,11 +69,15 @@ func TestDecidedHistory(t *testing.T) {
 			want: []string{item(subm), `"reviewer":{"kind":"superuser","email":"` + fixture.SuperuserEmail + `"}`, `"totalElements":1`}},
 		{name: "decidedBy=reviewer", url: decidedURL + "?decidedBy=reviewer", token: ann, status: 200, want: []string{`"totalElements":3`}},
 		{name: "decidedBy=policy", url: decidedURL + "?decidedBy=policy", token: ann, status: 200, want: []string{`"items":[]`, `"totalElements":0`}},
-		{name: "since after every decision", url: decidedURL + "?since=" + time.Now().Add(time.Hour).UTC().Format(time.RFC3339), token: ann, status: 200,
+		{name: "since after every decision", url: decidedURL + "?since=" + start.Add(time.Hour).UTC().Format(time.RFC3339), token: ann, status: 200,
 			want: []string{`"totalElements":0`}},
+		{name: "since Ann's decision, strictly", url: decidedURL + "?since=" + strconvMs(start), token: ann, status: 200,
+			want: []string{item(revs[1]), item(subm), `"totalElements":2`}, absent: []string{item(revs[0])}},
+		{name: "until the superuser's decision, strictly", url: decidedURL + "?until=" + strconvMs(start.Add(2*time.Second)), token: ann, status: 200,
+			want: []string{item(revs[0]), item(revs[1]), `"totalElements":2`}, absent: []string{item(subm)}},
 		{name: "until before every decision", url: decidedURL + "?until=" + start.Add(-time.Second).UTC().Format("2006-01-02T15:04:05"), token: ann, status: 200,
 			want: []string{`"totalElements":0`}},
-		{name: "a window around them", url: decidedURL + "?since=" + strconvMs(start.Add(-time.Minute)) + "&until=" + strconvMs(time.Now().Add(time.Minute)), token: ann, status: 200,
+		{name: "a window around them", url: decidedURL + "?since=" + strconvMs(start.Add(-time.Minute)) + "&until=" + strconvMs(start.Add(time.Minute)), token: ann, status: 200,
 			want: []string{`"totalElements":3`}},
 		{name: "the second page of one", url: decidedURL + "?pageSize=1&page=1", token: ann, status: 200,
 			want: []string{item(revs[1]), `"page":1,"pageSize":1,"totalElements":3,"totalPages":3`}, absent: []string{item(revs[0]), item(subm)}},
