@@ -151,16 +151,21 @@ func (s *Store) ReleaseClaim(org enrichment.Org, revision int64, reviewer string
 	})
 }
 
-// othersClaimed is the condition, for the queue's index, that leaves out
-// the revisions of orgs held at now by a live claim of anyone but viewer
-// (a reviewer's record id; "" leaves out every live claim). The claims
-// are few, so the subquery is read once, and it names the revisions by
-// rowid, which the queue's index holds.
-func othersClaimed(params dbx.Params, viewer string, now time.Time) string {
-	params["claimNow"], params["claimViewer"] = FormatTime(now), viewer
-	return `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{` + schema.ReviewClaims + `}} AS c
+// othersClaimedRows are the rowids of orgs' revisions held at now by a
+// live claim of anyone but viewer (a reviewer's record id; "": anyone's).
+// The queue leaves them out by rowid, which its index holds; there are
+// few, and none at all is the common case, which then costs the queue
+// nothing.
+func (s *Store) othersClaimedRows(orgs []enrichment.Org, viewer string, now time.Time) ([]int64, error) {
+	var rows []int64
+	err := s.db().NewQuery(`SELECT x.[[_rowid_]] FROM {{` + schema.ReviewClaims + `}} AS c
 		JOIN {{` + schema.Revisions + `}} AS x ON x.[[id]] = c.[[revision]]
-		WHERE c.` + inList("organization", "orgs") + ` AND c.[[expiresAt]] > {:claimNow} AND c.[[reviewer]] != {:claimViewer})`
+		WHERE c.` + inList("organization", "orgs") + ` AND c.[[expiresAt]] > {:now} AND c.[[reviewer]] != {:viewer}`).
+		Bind(dbx.Params{"orgs": inValues(orgs), "now": FormatTime(now), "viewer": viewer}).Column(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("revisions claimed by others: %w", err)
+	}
+	return rows, nil
 }
 
 // DropClaim deletes the claim on a revision, whoever holds it (the

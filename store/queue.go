@@ -53,6 +53,8 @@ type QueueQuery struct {
 	WithClaimed bool
 	Now         time.Time
 	Triage
+
+	heldRows []int64 // the rowids of the revisions others hold, left out
 }
 
 // QueueItem is one revision of the queue, as the records API lists it with
@@ -184,8 +186,9 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+inList("id", "exclude")+`)`)
 		params["exclude"] = inValues(formatIDs(q.Exclude))
 	}
-	if !q.WithClaimed {
-		where = append(where, othersClaimed(params, q.Viewer, q.Now))
+	if len(q.heldRows) > 0 {
+		where = append(where, `[[_rowid_]] NOT IN (SELECT [[value]] FROM json_each({:held}))`)
+		params["held"] = inValues(q.heldRows)
 	}
 	where = triageWhere(q.Triage, q.Now, where, params)
 	if q.Template != 0 {
@@ -206,6 +209,12 @@ func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) 
 	keys, ok := queueOrders[q.Sort]
 	if !ok {
 		return Queue{}, fmt.Errorf("queue order %q", q.Sort)
+	}
+	if !q.WithClaimed {
+		var err error
+		if q.heldRows, err = s.othersClaimedRows(orgs, q.Viewer, q.Now); err != nil {
+			return Queue{}, err
+		}
 	}
 	bands, err := s.queueBands(orgs, q)
 	if err != nil {
