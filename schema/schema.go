@@ -131,6 +131,10 @@ const (
 	// the per-field metrics of a window's edges (partial: accepted and
 	// rejected)
 	IdxRevisionsDecidedFields = "idx_revisions_decided_fields"
+	// a client's reverted revisions by reviewedAt, with what the metrics
+	// count of them: a window's edges and a rollback's selection (partial:
+	// status = 'reverted')
+	IdxRevisionsReverted = "idx_revisions_reverted"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')
 	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"

@@ -232,8 +232,12 @@ func (s *Store) decisionMasks(org enrichment.Org, client int64, w Window, f Mode
 		Mask enrichment.FieldMask `db:"mask"`
 		N    int                  `db:"n"`
 	}
+	// note: reverted revisions are in an index of their own
+	reverted := strings.Replace(where, "[[status]] IN ('accepted', 'rejected')", "[[status]] = 'reverted'", 1)
 	err := s.db().NewQuery("SELECT [[decisionMask]] AS [[mask]], COUNT(*) AS [[n]] FROM {{revisions}} INDEXED BY " +
-		schema.IdxRevisionsDecidedFields + " WHERE " + where + " GROUP BY [[decisionMask]]").Bind(params).All(&out)
+		schema.IdxRevisionsDecidedFields + " WHERE " + where + " GROUP BY [[decisionMask]]" +
+		" UNION ALL SELECT [[decisionMask]], COUNT(*) FROM {{revisions}} INDEXED BY " + schema.IdxRevisionsReverted +
+		" WHERE " + reverted + " GROUP BY [[decisionMask]]").Bind(params).All(&out)
 	if err != nil {
 		return nil, fmt.Errorf("count decisions by field: %w", err)
 	}
@@ -297,7 +301,9 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 //   - pending: a plain count, by created;
 //   - superseded and expired: a count per status, by closedAt;
 //   - decided with a model: grouped by status and model version, for
-//     byModel, from the index of decided revisions with their model.
+//     byModel, from the index of decided revisions with their model;
+//   - reverted: by band and reason, and with a model by model version,
+//     from the index of reverted revisions.
 //
 // With a filter, the first three parts also read the model of every
 // revision they count: the records of the edges, not only index entries.
@@ -344,6 +350,12 @@ func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f Mode
 		// index there and read every record for its model
 		strings.Replace(tenant, "{{revisions}}", "{{revisions}} INDEXED BY "+schema.IdxRevisionsDecidedModel, 1) +
 		strings.Join(decided, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 2, 6, 7"
+	reverted := append([]string{"[[status]] = 'reverted'"}, decided[3:]...) // the window
+	revertedFrom := strings.Replace(tenant, "{{revisions}}", "{{revisions}} INDEXED BY "+schema.IdxRevisionsReverted, 1)
+	sql += " UNION ALL SELECT 'count', 'reverted', [[confidenceBand]], [[reason]], COUNT(*)" + none + revertedFrom +
+		strings.Join(reverted, " AND ") + " GROUP BY 3, 4" +
+		" UNION ALL SELECT 'model', 'reverted', '', '', COUNT(*), COALESCE([[model]] ->> '$.name', ''), COALESCE([[model]] ->> '$.version', '')" +
+		revertedFrom + strings.Join(reverted, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 6, 7"
 	var counts []metricsCount
 	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
 		return nil, err
