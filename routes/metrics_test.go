@@ -241,7 +241,7 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 					`{"band":"0-49","reviewed":0,"accepted":0,"acceptanceRate":0},{"band":"50-79","reviewed":0,"accepted":0,"acceptanceRate":0},` +
 					`{"band":"80-100","reviewed":0,"accepted":0,"acceptanceRate":0}],"superseded":0,"expired":0,"byReason":[` +
 					`{"reason":"inaccurate","count":0},{"reason":"low_quality","count":0},{"reason":"off_brand","count":0},` +
-					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],"corrected":0,"byField":[` +
+					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],"corrected":0,"reverted":0,"byField":[` +
 					`{"field":"name","proposed":0,"applied":0,"corrected":0},{"field":"slug","proposed":0,"applied":0,"corrected":0},` +
 					`{"field":"description","proposed":0,"applied":0,"corrected":0},{"field":"attributes","proposed":0,"applied":0,"corrected":0},` +
 					`{"field":"files","proposed":0,"applied":0,"corrected":0}],"byModel":[]}`

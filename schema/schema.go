@@ -132,9 +132,14 @@ const (
 	// the per-field metrics of a window's edges (partial: accepted and
 	// rejected); replaced by IdxRevisionsDecidedEdges
 	IdxRevisionsDecidedFields = "idx_revisions_decided_fields"
+	// a client's reverted revisions by reviewedAt, with what the metrics
+	// count of them: a window's edges and a rollback's selection (partial:
+	// status = 'reverted'); replaced by
+	// IdxRevisionsDecidedEdges
+	IdxRevisionsReverted = "idx_revisions_reverted"
 	// a client's decided revisions by reviewedAt, with everything the
 	// metrics count of them: status, band, reason, decisionMask and model
-	// (partial: accepted and rejected)
+	// (partial: accepted, rejected and reverted)
 	IdxRevisionsDecidedEdges = "idx_revisions_decided_edges"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')

@@ -161,7 +161,8 @@ const maxEdges = 2
 // edgeSQL counts a client's revisions within each of maxEdges windows
 // (?3 to ?4, ?5 to ?6, bounds excluded) from the revisions' indexes, so
 // no record is read without a filter:
-//   - decided: by status, band, reason, decision mask and model version,
+//   - decided (reverted ones too, which count as rejected): by status,
+//     band, reason, decision mask and model version,
 //     from the index that orders them by reviewedAt with all of these
 //     (schema.IdxRevisionsDecidedEdges): one range seek per window;
 //   - pending: a count, by created;
@@ -181,7 +182,7 @@ func edgeSQL(filtered bool) string {
 		parts = append(parts,
 			"SELECT status, confidenceBand, reason, decisionMask, COALESCE(model ->> '$.name', ''), COALESCE(model ->> '$.version', ''), COUNT(*)"+
 				" FROM revisions INDEXED BY "+schema.IdxRevisionsDecidedEdges+tenant+
-				"status IN ('accepted', 'rejected') AND reviewedAt > "+since+" AND reviewedAt < "+until+" GROUP BY 1, 2, 3, 4, 5, 6",
+				"status IN ('accepted', 'rejected', 'reverted') AND reviewedAt > "+since+" AND reviewedAt < "+until+" GROUP BY 1, 2, 3, 4, 5, 6",
 			"SELECT 'pending', '', '', 0, '', '', COUNT(*) FROM revisions"+tenant+
 				"status = 'pending' AND created > "+since+" AND created < "+until,
 			"SELECT status, '', '', 0, '', '', COUNT(*) FROM revisions"+tenant+
@@ -234,7 +235,8 @@ func (s *Store) addEdges(org enrichment.Org, client int64, edges []Window, f Mod
 			return nil, err
 		}
 		c.count(status, band, reason, n)
-		if status == enrichment.StatusAccepted || status == enrichment.StatusRejected {
+		switch status {
+		case enrichment.StatusAccepted, enrichment.StatusRejected, enrichment.StatusReverted:
 			c.countFields(mask, n)
 		}
 		if name != "" {

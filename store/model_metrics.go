@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/pocketbase/dbx"
 )
 
 // ModelFilter narrows the acceptance metrics to the proposals of one model
@@ -14,6 +15,21 @@ type ModelFilter struct {
 }
 
 func (f ModelFilter) active() bool { return f.Name != "" || f.Version != "" }
+
+// revisionSQL is the filter's condition on revisions, followed by AND;
+// "" for none.
+func (f ModelFilter) revisionSQL(params dbx.Params) string {
+	sql := ""
+	if f.Name != "" {
+		params["modelName"] = f.Name
+		sql += "([[model]] ->> '$.name') = {:modelName} AND "
+	}
+	if f.Version != "" {
+		params["modelVersion"] = f.Version
+		sql += "([[model]] ->> '$.version') = {:modelVersion} AND "
+	}
+	return sql
+}
 
 // modelCount is the decided revisions of one model version and status.
 type modelCount struct {
