@@ -3,6 +3,7 @@ package browser
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/chromedp/chromedp"
@@ -94,7 +95,7 @@ func TestBulkDecisionOfMatching(t *testing.T) {
 			t.Errorf("revision %s rejected with reason %q", id, r.GetString("reason"))
 		}
 	}
-	if n := s.statuses.requests("POST /api/enrichment/review/decisions") - before; n != 1 {
+	if n := waitRequests(s, "POST /api/enrichment/review/decisions", before+1) - before; n != 1 {
 		t.Errorf("%d group decision requests, want 1", n)
 	}
 	if n := s.statuses.requests("PATCH /api/collections/revisions"); n != 0 {
@@ -117,9 +118,22 @@ func TestBulkDecisionOfMatching(t *testing.T) {
 	for _, id := range others {
 		s.waitStatus(id, "accepted")
 	}
-	if n := s.statuses.requests("POST /api/enrichment/review/decisions") - before; n != 2 {
+	if n := waitRequests(s, "POST /api/enrichment/review/decisions", before+2) - before; n != 2 {
 		t.Errorf("%d group decision requests for two bulk decisions", n)
 	}
+}
+
+// waitRequests waits up to 5 s until the server counted want requests to
+// prefix (it counts one once its answer is written, after the decision is
+// stored), and returns how many it counted.
+func waitRequests(s *service, prefix string, want int) int {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+		if n := s.statuses.requests(prefix); n >= want {
+			time.Sleep(100 * time.Millisecond) // note: one more would be counted by now
+			return s.statuses.requests(prefix)
+		}
+	}
+	return s.statuses.requests(prefix)
 }
 
 // TestPhoneNextAndSkip: on a phone, the revision has Previous and Skip

@@ -203,15 +203,12 @@ function onKey(e) {
     '/': () => queue.focusSKU(),
     '?': () => shortcuts.show(),
   };
-  // note: a held key repeats; only moves repeat, never a decision
-  if (e.repeat && !/^(j|k|J|K|ArrowDown|ArrowUp)$/.test(e.key)) {
-    e.preventDefault();
-    return;
-  }
   let action = actions[e.key];
   if (!action && /^[1-5]$/.test(e.key)) action = () => revision.toggleField(Number(e.key));
   if (!action) return;
   e.preventDefault();
+  // note: a held key repeats; only moves repeat, never a decision
+  if (e.repeat && !/^(j|k|J|K|ArrowDown|ArrowUp)$/.test(e.key)) return;
   action();
 }
 

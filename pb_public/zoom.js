@@ -1,7 +1,7 @@
 // The product's image, larger: its thumbnail is a button that opens it in
 // a dialog at up to the screen's size; Escape or a click closes it, and
 // the focus goes back to the thumbnail.
-import { $, h } from './dom.js';
+import { $, h, replace } from './dom.js';
 
 /** zoomable wraps a thumbnail (img) of the product named name in a button that zooms it. */
 export function zoomable(img, name) {
@@ -12,17 +12,16 @@ export function zoomable(img, name) {
 }
 
 function open(src, name) {
-  const dialog = $('#zoom');
-  const big = $('#zoom-image');
-  big.src = src;
-  big.alt = name ? `Image of ${name}` : 'Image of the product';
-  dialog.showModal();
+  replace($('#zoom-frame'), h('img', {
+    id: 'zoom-image', src, referrerpolicy: 'no-referrer', alt: name ? `Image of ${name}` : 'Image of the product',
+  }));
+  $('#zoom').showModal();
   $('#zoom-close').focus();
 }
 
-/** initZoom wires the dialog: its Close, and a click anywhere on it. */
+/** initZoom wires the dialog: a click anywhere on it closes it, and the image goes with it. */
 export function initZoom() {
   const dialog = $('#zoom');
   dialog.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => { $('#zoom-image').removeAttribute('src'); });
+  dialog.addEventListener('close', () => replace($('#zoom-frame')));
 }
