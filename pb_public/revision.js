@@ -93,8 +93,10 @@ export async function show(id, { product, force = false } = {}) {
     state.proposals = data.proposals;
     state.options = data.options;
     state.picks = data.picks;
+    // note: the next revision is read from its top (scrolled before it is
+    // drawn, while the layout is still clean, so that no layout is forced)
+    if (moved && body.scrollTop) body.scrollTop = 0;
     render();
-    if (moved) body.scrollTop = 0; // note: the next revision is read from its top
     restoreFocus(refocus);
   } catch (err) {
     if (seq !== state.seq) return;
