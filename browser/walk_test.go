@@ -190,6 +190,14 @@ func TestReasonNotDroppedOnAcceptAll(t *testing.T) {
 	if got := eval[string](t, ctx, `document.activeElement.id`); got != "reason" {
 		t.Errorf("focus on %q, want the reason", got)
 	}
+	// nor with every field ticked
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#decision-status').textContent = ''`),
+		chromedp.Click(chromedp.CSS("#accept-selected")))
+	waitFor(t, ctx, "the page to say why", `/A reason is for rejecting or accepting in part/.test(document.querySelector('#decision-status').textContent)`)
+	time.Sleep(300 * time.Millisecond)
+	if got, _ := s.status(ids[0]); got != "pending" {
+		t.Errorf("revision %s is %s: the reason was dropped on Accept ticked with every field ticked", ids[0], got)
+	}
 	// cleared, it accepts
 	pick(t, ctx, "#reason", "")
 	press(t, ctx, kb.Escape)

@@ -311,12 +311,6 @@ export function toggleField(n) {
 /** acceptAll accepts every pending field of the revision on screen (with competitors: applies the choices). */
 export function acceptAll() {
   if (together()) return compete.apply();
-  // note: a reason is for what is not applied; accepting everything would drop it
-  if (decidableRev() && reasonAndComment().reason) {
-    setStatus('A reason is for rejecting or accepting in part: untick the fields not to apply (then s), reject (r), or clear the reason to accept all.');
-    $('#reason')?.focus();
-    return;
-  }
   return decideShown('accepted', null);
 }
 
@@ -361,6 +355,12 @@ function decideShown(status, fields) {
   const partial = status === 'accepted' && fields !== null;
   const { reason, comment } = reasonAndComment();
   const unapplied = status === 'rejected' || partial;
+  // note: a reason is for what is not applied; accepting everything would drop it
+  if (!unapplied && reason) {
+    setStatus('A reason is for rejecting or accepting in part: untick the fields not to apply (then s), reject (r), or clear the reason to accept all.');
+    $('#reason')?.focus();
+    return;
+  }
   if (unapplied && !reason && organization(rev).requireReason) {
     askReason(`Choose a reason (↑ ↓), then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
       () => decideShown(status, fields));
