@@ -87,7 +87,8 @@ func TestRollbackCrashSafety(t *testing.T) {
 	for n := reverted(); n == 0; n = reverted() {
 		select {
 		case a := <-answered:
-			t.Fatalf("the rollback answered before any revision was seen reverted: %d %v %s\n%s", a.status, a.err, tail(string(a.body)), srv.output())
+			t.Fatalf("the rollback answered before any revision was seen reverted: %d %v %s\nserve's stderr begins: %s", a.status, a.err,
+				tail(string(a.body)), srv.stderr.String()[:min(4000, len(srv.stderr.String()))])
 		default:
 		}
 		if time.Now().After(deadline) {
