@@ -15,6 +15,8 @@ type AcceptanceMetrics struct {
 	ByReason         []ReasonMetrics `json:"byReason"`
 	Corrected        int             `json:"corrected"` // reviewed revisions with a correction; also accepted
 	ByField          []FieldMetrics  `json:"byField"`   // one per enrichable field, in API order
+	// accepted revisions a trust policy decided; also accepted and reviewed
+	AutoAccepted int `json:"autoAccepted"`
 	// ByModel is in GET /acceptance-rate only (nil elsewhere): each model
 	// version with a reviewed proposal in the window, by name then version.
 	ByModel []ModelMetrics `json:"byModel,omitzero"`
@@ -75,6 +77,7 @@ func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 		m.ByReason[i].Count += o.ByReason[i].Count
 	}
 	m.Corrected += o.Corrected
+	m.AutoAccepted += o.AutoAccepted
 	for i := range m.ByField {
 		m.ByField[i].Proposed += o.ByField[i].Proposed
 		m.ByField[i].Applied += o.ByField[i].Applied

@@ -51,11 +51,13 @@ type revisionRow struct {
 	OverwrittenAttrs types.JSONRaw `db:"overwrittenAttributes"`
 	Corrections      types.JSONRaw `db:"corrections"`
 	FieldReasons     types.JSONRaw `db:"fieldReasons"`
+	// of trust policies (migrations/1795275000_trust_policies.go)
+	DecidedBy string `db:"decidedBy"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
 	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields",
-	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons"}
+	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons", "decidedBy"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -118,6 +120,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		SubmittedAt: apiTime(r.Created),
 		ReviewedAt:  optionalTime(r.ReviewedAt),
 		ClosedAt:    optionalTime(r.ClosedAt),
+		DecidedBy:   nullIfEmpty(r.DecidedBy),
 		Reason:      nullIfEmpty(r.Reason),
 		Comment:     nullIfEmpty(r.Comment),
 		Issues:      []enrichment.Issue{},

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"fmt"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// The revisions a trust policy may accept: its client's pending ones, read
+// in id order from a cursor, with what enrichment.Qualifies needs to know
+// (the product's template, the issues, whether another client competes
+// for one of the same fields of the same product).
+
+// candidateRow is a pending revision as the acting rule reads it.
+type candidateRow struct {
+	ID         string        `db:"id"`
+	Confidence int           `db:"confidence"`
+	Band       string        `db:"confidenceBand"`
+	Template   string        `db:"template"`
+	Proposed   types.JSONRaw `db:"proposed"`
+	Issues     int           `db:"issues"`
+	Competing  bool          `db:"competing"`
+}
+
+// candidateSQL selects a client's pending revisions with the facts of the
+// acting rule; the caller adds the rest of the WHERE clause.
+// note: the competition test joins the two proposals' keys, so only fields
+// both propose (with a value) count
+var candidateSQL = `SELECT r.[[id]], r.[[confidence]], r.[[confidenceBand]], COALESCE(p.[[attributeTemplate]], '') AS [[template]],
+	r.[[proposed]], COALESCE(CASE WHEN json_valid(r.[[issues]]) THEN json_array_length(r.[[issues]]) END, 0) AS [[issues]],
+	EXISTS (SELECT 1 FROM {{revisions}} o INDEXED BY ` + schema.IdxRevisionsProduct + `
+		WHERE o.[[product]] = r.[[product]] AND o.[[status]] = 'pending' AND o.[[apiClient]] != r.[[apiClient]]
+		AND o.[[organization]] = r.[[organization]]
+		AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(o.[[proposed]]) THEN o.[[proposed]] ELSE '{}' END) a,
+			json_each(CASE WHEN json_valid(r.[[proposed]]) THEN r.[[proposed]] ELSE '{}' END) b
+			WHERE a.key = b.key AND a.type != 'null' AND b.type != 'null')) AS [[competing]]
+	FROM {{revisions}} r LEFT JOIN {{products}} p ON p.[[id]] = r.[[product]]
+	WHERE r.[[organization]] = {:org} AND r.[[apiClient]] = {:client} AND r.[[status]] = 'pending'
+	AND r.[[confidenceBand]] != '' AND r.[[confidence]] >= {:min} `
+
+// Candidates reads up to limit of p's client's pending revisions with an
+// id above after, in id order, and returns the ids of those p accepts and
+// the last id read (after, when none was).
+func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, last int64, err error) {
+	var rows []candidateRow
+	err = s.db().NewQuery(candidateSQL + `AND CAST(r.[[id]] AS INTEGER) > {:after} ORDER BY CAST(r.[[id]] AS INTEGER) LIMIT {:limit}`).
+		Bind(dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence, "after": after, "limit": limit}).All(&rows)
+	if err != nil {
+		return nil, after, fmt.Errorf("pending revisions for trust policy %s: %w", p.ID, err)
+	}
+	last = after
+	for _, r := range rows {
+		last = storedID(r.ID)
+		if qualifies(p, r) {
+			accept = append(accept, r.ID)
+		}
+	}
+	return accept, last, nil
+}
+
+// StillQualifies tells whether p accepts the pending revision id now: the
+// check made again in the transaction that accepts it.
+func (s *Store) StillQualifies(p Policy, id string) (bool, error) {
+	var rows []candidateRow
+	err := s.db().NewQuery(candidateSQL + `AND r.[[id]] = {:id}`).
+		Bind(dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence, "id": id}).All(&rows)
+	if err != nil {
+		return false, fmt.Errorf("check revision %s for trust policy %s: %w", id, p.ID, err)
+	}
+	return len(rows) == 1 && qualifies(p, rows[0]), nil
+}
+
+// qualifies applies the acting rule to a row.
+func qualifies(p Policy, r candidateRow) bool {
+	var proposed enrichment.Fields
+	if len(r.Proposed) > 0 && json.Unmarshal(r.Proposed, &proposed) != nil {
+		return false
+	}
+	c := enrichment.Candidate{Template: r.Template, Proposed: proposed.Names(), Issues: r.Issues, Competing: r.Competing,
+		PolicyFields: p.Fields, MinConfidence: p.MinConfidence, PolicyTemplate: p.Template}
+	if r.Band != "" {
+		conf := r.Confidence
+		c.Confidence = &conf
+	}
+	ok, _ := enrichment.Qualifies(c)
+	return ok
+}
