@@ -83,7 +83,9 @@ func (w *trustWorld) send(method, url, body string) *httptest.ResponseRecorder {
 	return fixture.Send(w.h, method, url, "Authorization", w.token, body)
 }
 
-func (w *trustWorld) patch(url, body string) *httptest.ResponseRecorder { return w.send(http.MethodPatch, url, body) }
+func (w *trustWorld) patch(url, body string) *httptest.ResponseRecorder {
+	return w.send(http.MethodPatch, url, body)
+}
 
 // policy creates a trust policy through the records API as A's reviewer
 // and returns its record.

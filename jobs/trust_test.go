@@ -43,7 +43,7 @@ func TestPolicyEarnsAndActs(t *testing.T) {
 	ids := w.submit(both,
 		`{"sku":"BULK-0030","confidence":90,"name":"Policy name 30","description":"Policy text."}`, // qualifies
 		`{"sku":"BULK-0031","confidence":79,"name":"Too unsure"}`,                                  // below minConfidence
-		`{"sku":"BULK-0032","confidence":95,"name":"With a slug","slug":"with-a-slug"}`,             // slug is not among fields
+		`{"sku":"BULK-0032","confidence":95,"name":"With a slug","slug":"with-a-slug"}`,            // slug is not among fields
 		`{"sku":"BULK-0033","confidence":95,"description":"Competes."}`,                            // the other client's pending description
 		`{"sku":"BULK-0034","name":"Without confidence"}`,                                          // no confidence
 		`{"sku":"BULK-0035","confidence":95,"name":"Bulk item 35","description":"Kept."}`,          // an issue: the name is unchanged
