@@ -120,7 +120,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		SubmittedAt: apiTime(r.Created),
 		ReviewedAt:  optionalTime(r.ReviewedAt),
 		ClosedAt:    optionalTime(r.ClosedAt),
-		DecidedBy:   nullIfEmpty(r.DecidedBy),
+		DecidedBy:   nullIfEmpty(r.decidedBy()),
 		Reason:      nullIfEmpty(r.Reason),
 		Comment:     nullIfEmpty(r.Comment),
 		Issues:      []enrichment.Issue{},
@@ -152,6 +152,16 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		it.SupersededBy = &id
 	}
 	return it
+}
+
+// decidedBy is who decided the revision: as recorded, or "reviewer" for a
+// decision recorded without it (as the migration that added it says of the
+// decisions before it); "" while nobody decided.
+func (r revisionRow) decidedBy() string {
+	if r.DecidedBy == "" && (r.Status == enrichment.StatusAccepted || r.Status == enrichment.StatusRejected) {
+		return enrichment.DecidedByReviewer
+	}
+	return r.DecidedBy
 }
 
 // outcomes lists each proposed field and each proposed attribute with
