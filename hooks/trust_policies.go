@@ -9,6 +9,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -53,8 +54,24 @@ func registerTrustPolicies(app core.App) {
 		}
 		return e.Next()
 	}
+	app.OnRecordDelete(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{
+		Id: "enrichmentKeepDecidingPolicies",
+		Func: func(e *core.RecordEvent) error {
+			if organizationExists(e.App, e.Record.GetString("organization")) && decidedAny(e.App, e.Record.Id) {
+				return router.NewBadRequestError("This policy decided revisions, which name it: disable it instead of deleting it.", nil)
+			}
+			return e.Next()
+		},
+	})
 	app.OnRecordCreate(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentPolicyCreate", Func: check})
 	app.OnRecordUpdate(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentPolicyUpdate", Func: check})
+}
+
+// decidedAny reports whether the policy decided a revision.
+func decidedAny(app core.App, policy string) bool {
+	var n int
+	err := app.DB().NewQuery("SELECT COUNT(*) FROM {{revisions}} WHERE [[policy]] = {:p} LIMIT 1").Bind(dbx.Params{"p": policy}).Row(&n)
+	return err != nil || n > 0
 }
 
 // checkPolicy fills the defaults of a policy's numbers (0 or absent takes
