@@ -197,14 +197,15 @@ func (t *Trust) accept(p store.Policy, ids []string) int {
 	n := 0
 	err := t.app.RunInTransaction(func(txApp core.App) error {
 		n = 0
-		for _, id := range ids {
-			ok, err := t.acceptOne(txApp, p, id)
-			if err != nil {
+		current, qualifying, err := stillQualifying(txApp, p, ids)
+		if err != nil {
+			return err
+		}
+		for _, id := range qualifying {
+			if err := t.acceptOne(txApp, current, id); err != nil {
 				return err
 			}
-			if ok {
-				n++
-			}
+			n++
 		}
 		return nil
 	})
@@ -213,42 +214,48 @@ func (t *Trust) accept(p store.Policy, ids []string) int {
 	}
 	n = 0
 	for _, id := range ids {
-		ok, err := t.acceptOne(t.app, p, id)
+		accepted := false
+		err := t.app.RunInTransaction(func(txApp core.App) error {
+			current, qualifying, err := stillQualifying(txApp, p, []string{id})
+			if err != nil || len(qualifying) == 0 {
+				return err
+			}
+			accepted = true
+			return t.acceptOne(txApp, current, id)
+		})
+		if err == nil && accepted {
+			n++
+		}
 		if err != nil {
 			t.app.Logger().Warn("enrichment: a trust policy could not accept a revision; it is left to people",
 				"policy", p.ID, "revision", id, "error", err.Error())
 			if len(t.failed) < trustFailedLimit {
 				t.failed[id] = true
 			}
-			continue
-		}
-		if ok {
-			n++
 		}
 	}
 	return n
 }
 
-// acceptOne accepts revision id for p on app when p is still active and
-// the revision still qualifies.
-func (t *Trust) acceptOne(app core.App, p store.Policy, id string) (bool, error) {
+// stillQualifying reads p again on app and returns it with those of ids
+// it accepts now: none unless it is still enabled and active.
+func stillQualifying(app core.App, p store.Policy, ids []string) (store.Policy, []string, error) {
 	st := store.New(app)
 	current, err := st.FindPolicy(p.ID)
 	if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
-		return false, err
+		return current, nil, err
 	}
-	ok, err := st.StillQualifies(current, id)
-	if err != nil || !ok {
-		return false, err
-	}
+	qualifying, err := st.StillQualifying(current, ids)
+	return current, qualifying, err
+}
+
+// acceptOne accepts revision id for p on app, drawn for audit at p's rate.
+func (t *Trust) acceptOne(app core.App, p store.Policy, id string) error {
 	rev, err := app.FindRecordById(schema.Revisions, id)
 	if err != nil {
-		return false, err
+		return err
 	}
 	rev.Set("status", enrichment.StatusAccepted)
-	hooks.MarkPolicy(rev, p.ID, t.Draw() < current.AuditRate)
-	if err := app.Save(rev); err != nil {
-		return false, err
-	}
-	return true, nil
+	hooks.MarkPolicy(rev, p.ID, t.Draw() < p.AuditRate)
+	return app.Save(rev)
 }

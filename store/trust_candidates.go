@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json/v2"
 	"fmt"
+	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -62,16 +63,35 @@ func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, l
 	return accept, last, nil
 }
 
-// StillQualifies tells whether p accepts the pending revision id now: the
-// check made again in the transaction that accepts it.
-func (s *Store) StillQualifies(p Policy, id string) (bool, error) {
-	var rows []candidateRow
-	err := s.db().NewQuery(candidateSQL + `AND r.[[id]] = {:id}`).
-		Bind(dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence, "id": id}).All(&rows)
-	if err != nil {
-		return false, fmt.Errorf("check revision %s for trust policy %s: %w", id, p.ID, err)
+// StillQualifying returns those of ids (pending revisions of p's client)
+// that p accepts now, in the order given: the check made again in the
+// transaction that accepts them.
+func (s *Store) StillQualifying(p Policy, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	return len(rows) == 1 && qualifies(p, rows[0]), nil
+	in := make([]string, len(ids))
+	params := dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence}
+	for i, id := range ids {
+		name := fmt.Sprintf("id%d", i)
+		in[i], params[name] = "{:"+name+"}", id
+	}
+	var rows []candidateRow
+	err := s.db().NewQuery(candidateSQL + `AND r.[[id]] IN (` + strings.Join(in, ", ") + `)`).Bind(params).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("check revisions for trust policy %s: %w", p.ID, err)
+	}
+	ok := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		ok[r.ID] = qualifies(p, r)
+	}
+	var out []string
+	for _, id := range ids {
+		if ok[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // qualifies applies the acting rule to a row.
