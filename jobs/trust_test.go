@@ -134,3 +134,30 @@ func TestPolicyEarnsAndActs(t *testing.T) {
 		t.Errorf("trust counters differ from a recount:\n%v\n%v", trustBefore, trustAfter)
 	}
 }
+
+// TestPolicyLeavesFailuresToPeople: a revision the policy cannot accept
+// (its product was deactivated since) does not stop the others of its
+// batch; it stays pending for people and is not tried again.
+func TestPolicyLeavesFailuresToPeople(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	w.earn(1, 20)
+	w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.9,"enabled":true}`, a.Org, a.Clients["both"]))
+	ids := w.submit(a.Keys["both"], bulk(40, 3, 90, "")...)
+	_, err := w.app.DB().Update(schema.Products, dbx.Params{"active": false}, dbx.HashExp{"id": store.FormatID(a.Products["BULK-0041"])}).Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := w.trust.Step(); n != 2 {
+		t.Errorf("accepted %d, want 2", n)
+	}
+	for i, want := range []string{"accepted/policy/", "pending//", "accepted/policy/"} {
+		if got := w.status(ids[i]); got != want {
+			t.Errorf("revision %d: %s, want %s", i, got, want)
+		}
+	}
+	if n := w.trust.Step(); n != 0 {
+		t.Errorf("tried again: accepted %d", n)
+	}
+}
