@@ -12,6 +12,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/dbx"
 )
 
@@ -39,6 +40,12 @@ func TestPolicyEarnsAndActs(t *testing.T) {
 	}
 
 	both, other := a.Keys["both"], a.Keys["submit"]
+	t.Setenv(webhooks.AllowPrivateEnv, "1") // a loopback receiver, never called: the outbox is read
+	hook := fixture.Send(w.h, http.MethodPost, "/api/enrichment/webhooks", routes.KeyHeader, both,
+		`{"url":"http://127.0.0.1:9/","events":["revision.accepted"]}`)
+	if hook.Code != 201 && hook.Code != 200 {
+		t.Fatalf("subscribe: %d %s", hook.Code, hook.Body)
+	}
 	w.submit(other, `{"sku":"BULK-0033","confidence":99,"description":"The other client's text."}`)
 	ids := w.submit(both,
 		`{"sku":"BULK-0030","confidence":90,"name":"Policy name 30","description":"Policy text."}`, // qualifies
@@ -64,6 +71,13 @@ func TestPolicyEarnsAndActs(t *testing.T) {
 	product := w.record(schema.Products, store.FormatID(a.Products["BULK-0030"]))
 	if product.GetString("name") != "Policy name 30" || product.GetString("description") != "Policy text." {
 		t.Errorf("product not updated: %q %q", product.GetString("name"), product.GetString("description"))
+	}
+
+	// the vendor hears of it, with who decided
+	var payload string
+	err := w.app.DB().Select("payload").From(schema.WebhookDeliveries).Where(dbx.HashExp{"revision": ids[0]}).Row(&payload)
+	if err != nil || !strings.Contains(payload, `"type":"revision.accepted"`) || !strings.Contains(payload, `"decidedBy":"policy"`) {
+		t.Errorf("webhook payload of the policy's acceptance: %v %s", err, payload)
 	}
 
 	// the vendor sees who decided, and autoAccepted in its metrics
@@ -104,7 +118,7 @@ func TestPolicyEarnsAndActs(t *testing.T) {
 	// a competing proposal decided, the policy takes the other one
 	pendingOther := w.f.A.Clients["submit"]
 	var otherRev string
-	if err := w.app.DB().Select("id").From(schema.Revisions).Where(dbx.HashExp{"apiClient": store.FormatID(pendingOther)}).Row(&otherRev); err != nil {
+	if err = w.app.DB().Select("id").From(schema.Revisions).Where(dbx.HashExp{"apiClient": store.FormatID(pendingOther)}).Row(&otherRev); err != nil {
 		t.Fatal(err)
 	}
 	w.decide(otherRev, `{"status":"rejected"}`)
