@@ -34,8 +34,16 @@ func TestTrustPolicyRecords(t *testing.T) {
 			p.GetInt("measuredReviewed"), p.GetFloat("measuredPrecision"), p.GetString("stateReason"), p.GetDateTime("stateChangedAt"))
 	}
 
-	// the service's fields ignored on update, by a reviewer and a superuser
+	// ... from the dashboard (a superuser) too
 	su := fixture.SuperuserToken(t, w.app)
+	rec := fixture.Send(w.h, http.MethodPost, records, "Authorization", su,
+		`{`+base+`,"enabled":true,"state":"active","measuredPrecision":1,"measuredReviewed":999,"stateReason":"trust me","enabledAt":"2020-01-01 00:00:00.000Z"}`)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"state":"learning"`) || !strings.Contains(rec.Body.String(), `"measuredReviewed":0`) ||
+		strings.Contains(rec.Body.String(), "trust me") || strings.Contains(rec.Body.String(), "2020-01-01") {
+		t.Errorf("a superuser's create wrote service fields: %d %s", rec.Code, rec.Body)
+	}
+
+	// the service's fields ignored on update, by a reviewer and a superuser
 	for _, token := range []string{w.token, su} {
 		rec := fixture.Send(w.h, http.MethodPatch, records+"/"+p.Id, "Authorization", token,
 			`{"state":"active","measuredReviewed":5000,"measuredPrecision":1,"stateReason":"trust me","minConfidence":70}`)
@@ -105,7 +113,7 @@ func TestTrustPolicyRecords(t *testing.T) {
 	if code, _ := asB(http.MethodDelete, records+"/"+p.Id, ""); code < 400 {
 		t.Errorf("B deletes A's policy: %d", code)
 	}
-	if rec := w.send(http.MethodGet, records, ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"totalItems":1`) {
+	if rec := w.send(http.MethodGet, records, ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"totalItems":2`) {
 		t.Errorf("A lists its policies: %d %s", rec.Code, rec.Body)
 	}
 	for _, key := range []string{a.Keys["both"], a.Keys["read"]} {
