@@ -97,7 +97,7 @@ var counterColumns = func() []counterColumn {
 	}
 	// decisions a trust policy made (enrichment.ByPolicy)
 	cols = append(cols, counterColumn{"autoAccepted", accepted + " AND [[decidedBy]] = 'policy'"})
-	maskParts = append(maskParts, "((COALESCE([[decidedBy]], '') = 'policy') << 15)")
+	maskParts = append(maskParts, "(("+accepted+" AND COALESCE([[decidedBy]], '') = 'policy') << 15)")
 	decisionMaskSQL = strings.Join(maskParts, " | ")
 	return cols
 }()
