@@ -49,7 +49,22 @@ type Trust struct {
 // trustCursor is how far a policy has read its client's pending
 // revisions: high for the new ones, sweep for a second look at older ones
 // (which qualify once a competing proposal is decided).
-type trustCursor struct{ high, sweep int64 }
+type trustCursor struct {
+	high, sweep int64
+	full        bool // the last scan of new revisions read all it could: more are waiting
+}
+
+// backlog tells whether a policy's last scan left new revisions unread.
+func (t *Trust) backlog() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.cursors {
+		if c.full {
+			return true
+		}
+	}
+	return false
+}
 
 // NewTrust makes app's trust worker, not started.
 func NewTrust(app core.App) *Trust {
@@ -82,7 +97,15 @@ func (t *Trust) Start() {
 			case <-t.stop:
 				return
 			case <-tick.C:
-				t.Step()
+				// note: while a policy finds a full scan of new revisions, the
+				// next step follows at once rather than a tick later
+				for t.Step() > 0 && t.backlog() {
+					select {
+					case <-t.stop:
+						return
+					default:
+					}
+				}
 			}
 		}
 	}()
@@ -158,15 +181,16 @@ func (t *Trust) act(p store.Policy) int {
 		t.cursors[p.ID] = c
 	}
 	st := store.New(t.app)
-	ids, last, err := st.Candidates(p, c.high, trustScan)
+	ids, last, read, err := st.Candidates(p, c.high, trustScan)
 	if err != nil {
 		t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
 		return 0
 	}
+	c.full = read == trustScan
 	c.high = last
 	if c.sweep < c.high {
 		from := c.sweep
-		older, upTo, err := st.Candidates(p, from, trustSweep)
+		older, upTo, _, err := st.Candidates(p, from, trustSweep)
 		if err != nil {
 			t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
 			return 0

@@ -44,14 +44,14 @@ var candidateSQL = `SELECT r.[[id]], r.[[confidence]], r.[[confidenceBand]], COA
 	AND r.[[confidenceBand]] != '' AND r.[[confidence]] >= {:min} `
 
 // Candidates reads up to limit of p's client's pending revisions with an
-// id above after, in id order, and returns the ids of those p accepts and
-// the last id read (after, when none was).
-func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, last int64, err error) {
+// id above after, in id order, and returns the ids of those p accepts, the
+// last id read (after, when none was) and how many it read.
+func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, last int64, read int, err error) {
 	var rows []candidateRow
 	err = s.db().NewQuery(candidateSQL + `AND CAST(r.[[id]] AS INTEGER) > {:after} ORDER BY CAST(r.[[id]] AS INTEGER) LIMIT {:limit}`).
 		Bind(dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence, "after": after, "limit": limit}).All(&rows)
 	if err != nil {
-		return nil, after, fmt.Errorf("pending revisions for trust policy %s: %w", p.ID, err)
+		return nil, after, 0, fmt.Errorf("pending revisions for trust policy %s: %w", p.ID, err)
 	}
 	last = after
 	for _, r := range rows {
@@ -60,7 +60,7 @@ func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, l
 			accept = append(accept, r.ID)
 		}
 	}
-	return accept, last, nil
+	return accept, last, len(rows), nil
 }
 
 // StillQualifying returns those of ids (pending revisions of p's client)
