@@ -18,14 +18,11 @@ import (
 // reviewers' route, with "confirmed" or "reverted" (a rollback of the
 // revision). Closing one may suspend its policy.
 
-// closesAudit tells whether the update of rev changes its audit; if so, it
+// closesAudit tells whether the update of rev changes its audit (stored:
+// the revision as read in the transaction); if so, it
 // checks that it closes a pending audit and changes nothing else, and
 // stamps who closed it when. Only app (the transaction) is used.
-func closesAudit(app core.App, rev *core.Record) (bool, error) {
-	stored, err := app.FindRecordById(rev.Collection(), rev.Id)
-	if err != nil {
-		return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
-	}
+func closesAudit(app core.App, stored, rev *core.Record) (bool, error) {
 	to, from := rev.GetString("audit"), stored.GetString("audit")
 	if to == from {
 		return false, nil

@@ -82,7 +82,13 @@ func registerRevisions(app core.App) {
 		Func: func(e *core.RecordEvent) error {
 			decided := false
 			err := inTransaction(e, func(txApp core.App) error {
-				closing, err := closesAudit(txApp, e.Record)
+				// note: re-read inside the transaction, so two concurrent
+				// decisions cannot both start from "pending"
+				stored, err := txApp.FindRecordById(e.Record.Collection(), e.Record.Id)
+				if err != nil {
+					return fmt.Errorf("reload revision %s: %w", e.Record.Id, err)
+				}
+				closing, err := closesAudit(txApp, stored, e.Record)
 				if err != nil {
 					return err
 				}
@@ -92,7 +98,7 @@ func registerRevisions(app core.App) {
 					}
 					return afterAudit(txApp, e.Record)
 				}
-				if decided, err = decide(txApp, e.Record); err != nil {
+				if decided, err = decide(txApp, stored, e.Record); err != nil {
 					return err
 				}
 				if err := e.Next(); err != nil || !decided {
@@ -261,16 +267,11 @@ func decider(auth *core.Record) string {
 	return auth.Collection().Name + ":" + who
 }
 
-// decide checks the update of rev against the stored revision and, for a
-// decision, applies it: rev is then ready to be saved; decided tells
-// whether it is a decision. Only app (the transaction) is used.
-func decide(app core.App, rev *core.Record) (decided bool, err error) {
-	// note: re-read inside the transaction, so two concurrent decisions
-	// cannot both start from "pending"
-	stored, err := app.FindRecordById(rev.Collection(), rev.Id)
-	if err != nil {
-		return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
-	}
+// decide checks the update of rev against stored (the revision as read in
+// the transaction) and, for a decision, applies it: rev is then ready to
+// be saved; decided tells whether it is a decision. Only app (the
+// transaction) is used.
+func decide(app core.App, stored, rev *core.Record) (decided bool, err error) {
 	if err := checkReadOnly(app, stored, rev); err != nil {
 		return false, err
 	}

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -225,8 +226,14 @@ func (t *Trust) accept(p store.Policy, ids []string) int {
 		if err != nil {
 			return err
 		}
-		for _, id := range qualifying {
-			if err := t.acceptOne(txApp, current, id); err != nil {
+		revs, err := txApp.FindRecordsByIds(schema.Revisions, qualifying)
+		if err != nil {
+			return err
+		}
+		// in id order: numeric ids, shorter ones first
+		slices.SortFunc(revs, func(a, b *core.Record) int { return cmp.Or(cmp.Compare(len(a.Id), len(b.Id)), cmp.Compare(a.Id, b.Id)) })
+		for _, rev := range revs {
+			if err := t.acceptRecord(txApp, current, rev); err != nil {
 				return err
 			}
 			n++
@@ -279,6 +286,12 @@ func (t *Trust) acceptOne(app core.App, p store.Policy, id string) error {
 	if err != nil {
 		return err
 	}
+	return t.acceptRecord(app, p, rev)
+}
+
+// acceptRecord accepts a revision record for p on app, drawn for audit at
+// p's rate: saved as a decision through the review hook.
+func (t *Trust) acceptRecord(app core.App, p store.Policy, rev *core.Record) error {
 	rev.Set("status", enrichment.StatusAccepted)
 	hooks.MarkPolicy(rev, p.ID, t.Draw() < p.AuditRate)
 	return app.Save(rev)
