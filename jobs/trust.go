@@ -27,8 +27,8 @@ import (
 const (
 	TrustTick        = time.Second      // how often active policies act
 	TrustRefresh     = 10 * time.Second // how often measurements and states are brought up to date
-	trustBatch       = 100              // revisions accepted per transaction
-	trustScan        = 500              // new pending revisions read per policy and tick
+	trustBatch       = 250              // revisions accepted per transaction
+	trustScan        = 1000             // new pending revisions read per policy and step
 	trustSweep       = 200              // older pending revisions read again per policy and tick
 	trustFailedLimit = 10000            // revisions remembered as failing, at most
 )
