@@ -65,3 +65,7 @@ func (m FieldMask) Clean() int { return int(m>>5) & 0x1f &^ (int(m>>10) & 0x1f) 
 
 // ProposedFields is the mask of places in EnrichableFields proposed.
 func (m FieldMask) ProposedFields() int { return int(m) & 0x1f }
+
+// Undecided is the mask with only what was proposed: what a reverted
+// revision counts, as a rejected one does.
+func (m FieldMask) Undecided() FieldMask { return m & (1<<len(EnrichableFields) - 1) }

@@ -70,27 +70,50 @@ func auditError(code, message, detail string) error {
 }
 
 // afterAudit applies what closing rev's audit does, in the transaction that
-// saved it: a reverted one is rolled back; then the policy's closed audits
-// may suspend it (enrichment.Suspends).
-func afterAudit(app core.App, rev *core.Record) error {
+// saved it: a reverted one is rolled back (store.Rollback of that one
+// revision, by whoever closed the audit), and rev then shows the revision
+// as the rollback left it; then the policy's closed audits may suspend it
+// (enrichment.Suspends). reverted tells whether a rollback happened.
+func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
+	st := store.New(app)
+	if rev.GetString("audit") == enrichment.AuditReverted {
+		id, err := recordID(rev)
+		if err != nil {
+			return false, err
+		}
+		res, err := st.Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
+			rev.GetString("auditedBy"), time.Now())
+		if err != nil {
+			return false, fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
+		}
+		if reverted = res.Revisions > 0; reverted {
+			// note: saved already; what the answer and realtime show
+			fresh, err := app.FindRecordById(rev.Collection(), rev.Id)
+			if err != nil {
+				return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
+			}
+			for name, value := range fresh.FieldsData() {
+				rev.Set(name, value)
+			}
+		}
+	}
 	id := rev.GetString("policy")
 	if id == "" {
-		return nil
+		return reverted, nil
 	}
-	st := store.New(app)
 	p, err := st.FindPolicy(id)
 	if err != nil {
-		return err
+		return reverted, err
 	}
 	if !p.Enabled || p.State == enrichment.PolicySuspended {
-		return nil
+		return reverted, nil
 	}
 	closed, err := st.ClosedAudits(id, p.EnabledAt.Time())
 	if err != nil {
-		return err
+		return reverted, err
 	}
 	if suspend, reason := enrichment.Suspends(closed, p.TargetPrecision); suspend {
-		return SuspendPolicy(app, id, reason, time.Now())
+		return reverted, SuspendPolicy(app, id, reason, time.Now())
 	}
-	return nil
+	return reverted, nil
 }

@@ -80,7 +80,7 @@ func registerRevisions(app core.App) {
 	app.OnRecordUpdate(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
-			decided := false
+			decided, reverted := false, false
 			err := inTransaction(e, func(txApp core.App) error {
 				// note: re-read inside the transaction, so two concurrent
 				// decisions cannot both start from "pending"
@@ -96,7 +96,8 @@ func registerRevisions(app core.App) {
 					if err := e.Next(); err != nil {
 						return err
 					}
-					return afterAudit(txApp, e.Record)
+					reverted, err = afterAudit(txApp, e.Record)
+					return err
 				}
 				if decided, err = decide(txApp, stored, e.Record); err != nil {
 					return err
@@ -134,7 +135,7 @@ func registerRevisions(app core.App) {
 				}
 				return st.QueueRevisionEvent(org, id, r.GetString("status"))
 			})
-			if err == nil && decided {
+			if err == nil && (decided || reverted) {
 				webhooks.Notify(e.App)
 			}
 			// an overdue revision is refused, then expired, in a transaction

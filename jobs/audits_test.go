@@ -8,7 +8,9 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // TestAuditsSuspendPolicy: at auditRate 1 every acceptance waits in the
@@ -92,6 +94,21 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"audit":"reverted"`) {
 			t.Fatalf("revert %s: %d %s", id, rec.Code, rec.Body)
 		}
+	}
+	// a reverted audit rolled its revision back: the product has its name
+	// from before, the metrics no longer count it as accepted
+	if got := w.status(ids[1]); got != "reverted/policy/reverted" {
+		t.Errorf("revision of a reverted audit: %s", got)
+	}
+	if got := w.record(schema.Products, store.FormatID(a.Products["BULK-0101"])).GetString("name"); got != "Bulk item 101" {
+		t.Errorf("product of a reverted audit named %q, want its name before", got)
+	}
+	if got := w.status(ids[0]); got != "accepted/policy/confirmed" {
+		t.Errorf("revision of a confirmed audit: %s", got)
+	}
+	metrics := fixture.Send(w.h, http.MethodGet, "/api/enrichment/acceptance-rate", routes.KeyHeader, a.Keys["both"], "").Body.String()
+	if !strings.Contains(metrics, `"autoAccepted":3,`) || !strings.Contains(metrics, `"reverted":9,`) {
+		t.Errorf("metrics after 9 reverted audits of 12 acceptances: %s", metrics)
 	}
 	p = w.record(schema.TrustPolicies, p.Id)
 	if p.GetString("state") != enrichment.PolicySuspended || !strings.Contains(p.GetString("stateReason"), "1 of the last 10 closed audits were confirmed") {
