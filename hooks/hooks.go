@@ -19,6 +19,7 @@ func Register(app core.App) {
 	registerProducts(app)
 	registerRevisions(app)
 	registerClaims(app)
+	registerTrustPolicies(app)
 }
 
 // recordID reads the numeric id of a record of ours.

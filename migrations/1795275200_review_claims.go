@@ -19,9 +19,9 @@ import (
 //
 // The history of decisions (GET /api/enrichment/review/decided) reads an
 // organization's decided revisions newest decision first: a partial index
-// of the decided revisions by organization and reviewedAt, with the client
-// and the reviewer its filters read, so a page and its count come from the
-// index's entries.
+// of the decided revisions by organization and reviewedAt, with the client,
+// the reviewer and decidedBy that its filters read, so a page and its count
+// come from the index's entries.
 func init() {
 	m.Register(addReviewClaims, func(app core.App) error {
 		if err := changeRevisionIndexes(app, func(c *core.Collection) { c.RemoveIndex(schema.IdxRevisionsDecidedHistory) }); err != nil {
@@ -58,6 +58,6 @@ func addReviewClaims(app core.App) error {
 		return fmt.Errorf("%s: %w", schema.ReviewClaims, err)
 	}
 	return changeRevisionIndexes(app, func(c *core.Collection) {
-		c.AddIndex(schema.IdxRevisionsDecidedHistory, false, "organization, reviewedAt, apiClient, reviewer", "reviewedAt != ''")
+		c.AddIndex(schema.IdxRevisionsDecidedHistory, false, "organization, reviewedAt, apiClient, reviewer, decidedBy", "reviewedAt != ''")
 	})
 }

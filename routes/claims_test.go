@@ -95,7 +95,7 @@ func TestClaims(t *testing.T) {
 	at := func(d time.Duration) string {
 		return `"expiresAt":"` + start.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") + `"`
 	}
-	held := `"claim":{"code":"validation_claim_held"`
+	held := `"code":"validation_claim_held"`
 	checkReviewerCases(t, s.h, []reviewerCase{
 		{name: "no token", method: "POST", url: claimsURL + rev, status: 401, absent: []string{`"revision"`}},
 		{name: "Ann claims", method: "POST", url: claimsURL + rev, token: s.ann, status: 200,
@@ -167,7 +167,7 @@ func TestClaimStopsOthersDecisions(t *testing.T) {
 			body: `{"status":"rejected"}`, status: 409, want: []string{`"email":"ann@example.com"`}},
 		{name: "Bob through the group decisions: the held one refused, the other decided", method: "POST",
 			url: "/api/enrichment/review/decisions", token: s.bob, body: group, status: 200,
-			want: []string{`"decided":1,"refused":1`, `"outcome":"refused","error":{"data":{"claim":{"code":"validation_claim_held"`, `"status":409`}},
+			want: []string{`"decided":1,"refused":1`, `"outcome":"refused","error":{"data":{"claim":{`, `"code":"validation_claim_held"`, `"status":409`}},
 		{name: "Ann, the holder, decides", method: "PATCH", url: record(s.revs[0]), token: s.ann, body: `{"status":"accepted"}`,
 			status: 200, want: []string{`"status":"accepted"`, `"reviewer":"reviewer:ann@example.com"`}},
 	})

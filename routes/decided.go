@@ -39,7 +39,7 @@ func reviewDecided(e *core.RequestEvent) error {
 		}
 	}
 	switch q.DecidedBy = values.Get("decidedBy"); q.DecidedBy {
-	case "", store.DecidedByReviewer, store.DecidedByPolicy:
+	case "", enrichment.DecidedByReviewer, enrichment.DecidedByPolicy:
 	default:
 		errs["decidedBy"] = validation.NewError("validation_in_invalid", "must be reviewer or policy")
 	}

@@ -38,7 +38,8 @@ type route struct {
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
 	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
-		changeRoutes, webhookRoutes, overviewRoutes, queueRoutes, reviewGroupRoutes, claimRoutes, decidedRoutes)
+		changeRoutes, webhookRoutes, overviewRoutes, queueRoutes, reviewGroupRoutes, rollbackRoutes, auditRoutes,
+		claimRoutes, decidedRoutes)
 }
 
 // Register serves the enrichment API on app.

@@ -7,7 +7,7 @@ const (
 	// revisions (one per revision; superusers only in the dashboard).
 	ReviewClaims = "review_claims"
 	// IdxRevisionsDecidedHistory holds an organization's decided revisions
-	// by reviewedAt, with the client and the reviewer (partial:
+	// by reviewedAt, with the client, the reviewer and decidedBy (partial:
 	// reviewedAt != ''), for the history newest decision first.
 	IdxRevisionsDecidedHistory = "idx_revisions_decided_history"
 )

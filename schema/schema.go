@@ -122,15 +122,25 @@ const (
 	// the reviewers' queue sorts and counts on (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
 	// a client's decided revisions that name a model, with the model
-	// (partial: accepted and rejected, with a model)
+	// (partial: accepted and rejected, with a model); replaced by
+	// IdxRevisionsDecidedEdges
 	IdxRevisionsDecidedModel = "idx_revisions_decided_model"
 	// an organization's decided revisions by client, with their confidence
 	// (partial: accepted and rejected)
 	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"
 	// a client's decided revisions by reviewedAt, with their decisionMask:
 	// the per-field metrics of a window's edges (partial: accepted and
-	// rejected)
+	// rejected); replaced by IdxRevisionsDecidedEdges
 	IdxRevisionsDecidedFields = "idx_revisions_decided_fields"
+	// a client's reverted revisions by reviewedAt, with what the metrics
+	// count of them: a window's edges and a rollback's selection (partial:
+	// status = 'reverted'); replaced by
+	// IdxRevisionsDecidedEdges
+	IdxRevisionsReverted = "idx_revisions_reverted"
+	// a client's decided revisions by reviewedAt, with everything the
+	// metrics count of them: status, band, reason, decisionMask and model
+	// (partial: accepted, rejected and reverted)
+	IdxRevisionsDecidedEdges = "idx_revisions_decided_edges"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')
 	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"
@@ -140,3 +150,21 @@ const (
 // NumericIDPattern is the record id of every collection whose id the API
 // shows as a number: a decimal integer in 1 .. 2^53-1 (at most 16 digits).
 const NumericIDPattern = `^[1-9][0-9]{0,15}$`
+
+// Trust policies (migrations/1795275000_trust_policies.go).
+const (
+	// TrustPolicies is the collection of the organizations' trust policies.
+	TrustPolicies = "trust_policies"
+	// TrustCountsTable counts the revisions people decided per client,
+	// product template, confidence, day of the decision, proposed fields
+	// and fields applied without correction: the policies' measurement.
+	TrustCountsTable = "_enrichment_trust_counts"
+	// TrustCountsOrgTrigger forgets an organization's trust counters with it.
+	TrustCountsOrgTrigger = "enrichment_trust_counts_org_delete"
+	// IdxRevisionsAudit holds an organization's audited revisions by audit
+	// state (partial: audit != ''): the audit queue.
+	IdxRevisionsAudit = "idx_revisions_audit"
+	// IdxRevisionsPolicyAudits holds a policy's closed audits by closing
+	// time: the suspension rule's window.
+	IdxRevisionsPolicyAudits = "idx_revisions_policy_audits"
+)

@@ -21,16 +21,10 @@ import (
 // filters read, so the order and the count come from its entries and only
 // the page's rows are read.
 
-// Deciders of a decision, as the decidedBy filter names them.
-const (
-	DecidedByReviewer = "reviewer" // a person: a reviewer or a superuser
-	DecidedByPolicy   = "policy"   // a trust policy
-)
-
 // DecidedQuery selects a page of the history.
 type DecidedQuery struct {
 	Reviewer  string // "": anyone; else the stored decider, e.g. "reviewer:ann@example.com"
-	DecidedBy string // "": any; else DecidedByReviewer or DecidedByPolicy
+	DecidedBy string // "": any; else enrichment.DecidedByReviewer or enrichment.DecidedByPolicy
 	Client    int64  // 0: every client
 	Window           // since < reviewedAt < until; zero times leave that end open
 	Page      int    // zero-based
@@ -47,6 +41,7 @@ type DecidedItem struct {
 	ReviewedAt     string        `json:"reviewedAt"`
 	DecidedBy      string        `json:"decidedBy"`
 	Reviewer       Decider       `json:"reviewer"`
+	Policy         string        `json:"policy"` // the trust policy that decided, "" for a person
 	ApprovedFields []string      `json:"approvedFields"`
 	Reason         string        `json:"reason"`
 	Comment        string        `json:"comment"`
@@ -56,17 +51,21 @@ type DecidedItem struct {
 	Expand         QueueExpand   `json:"expand"`
 }
 
-// Decider is who made a decision: kind reviewer, superuser or system (the
-// service's own code), and the person's email.
+// Decider is who made a decision: kind reviewer or superuser with the
+// person's email, policy (a trust policy, named by the item's policy) or
+// system (the service's own code) with none.
 type Decider struct {
 	Kind  string `json:"kind"`
 	Email string `json:"email"`
 }
 
 // deciderOf reads the stored decider ("reviewer:EMAIL", "superuser:EMAIL",
-// "system").
+// "policy:ID", "system").
 func deciderOf(stored string) Decider {
 	kind, email, _ := strings.Cut(stored, ":")
+	if kind == enrichment.DecidedByPolicy {
+		email = ""
+	}
 	return Decider{Kind: kind, Email: email}
 }
 
@@ -92,24 +91,19 @@ func decidedWhere(orgs []enrichment.Org, q DecidedQuery) (string, dbx.Params) {
 		params["until"] = FormatTime(q.Until)
 	}
 	if q.DecidedBy != "" {
-		where = append(where, decidedByWhere(q.DecidedBy))
+		where = append(where, "[[decidedBy]] = {:decidedBy}")
+		params["decidedBy"] = q.DecidedBy
 	}
 	return strings.Join(where, " AND "), params
 }
 
-// decidedByWhere is the condition of the decisions made by decidedBy.
-// note: revisions carry no decidedBy yet; every decision stored is a
-// person's until trust policies decide (docs/review.md)
-func decidedByWhere(decidedBy string) string {
-	if decidedBy == DecidedByPolicy {
-		return "[[reviewedAt]] = ''" // note: none; a constant false would leave the named index unusable
-	}
-	return "[[reviewedAt]] != ''"
-}
-
-// decidedOf names a stored decision's decider as the decidedBy filter does.
+// decidedOf names a stored decision's decider as the decidedBy filter does
+// (a person's when the revision predates the field).
 func decidedOf(row decidedRow) string {
-	return DecidedByReviewer
+	if row.DecidedBy == "" {
+		return enrichment.DecidedByReviewer
+	}
+	return row.DecidedBy
 }
 
 // Decided reads a page of the history of orgs' decisions, newest first
@@ -147,6 +141,8 @@ type decidedRow struct {
 	Created     types.DateTime `db:"created"`
 	ReviewedAt  types.DateTime `db:"reviewedAt"`
 	Reviewer    string         `db:"reviewer"`
+	DecidedBy   string         `db:"decidedBy"`
+	Policy      string         `db:"policy"`
 	Approved    types.JSONRaw  `db:"approvedFields"`
 	Reason      string         `db:"reason"`
 	Comment     string         `db:"comment"`
@@ -164,7 +160,7 @@ func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	}
 	var rows []decidedRow
 	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[status]], r.[[confidence]], r.[[created]],
-			r.[[reviewedAt]], r.[[reviewer]], r.[[approvedFields]], r.[[reason]], r.[[comment]], r.[[proposed]], r.[[apiClient]], r.[[product]],
+			r.[[reviewedAt]], r.[[reviewer]], r.[[decidedBy]], r.[[policy]], r.[[approvedFields]], r.[[reason]], r.[[comment]], r.[[proposed]], r.[[apiClient]], r.[[product]],
 			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]]
 		FROM {{` + schema.Revisions + `}} AS r
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
@@ -181,7 +177,7 @@ func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	items := make([]DecidedItem, 0, len(rows))
 	for _, r := range rows {
 		it := DecidedItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: r.Confidence, Created: apiTime(r.Created),
-			ReviewedAt: apiTime(r.ReviewedAt), DecidedBy: decidedOf(r), Reviewer: deciderOf(r.Reviewer),
+			ReviewedAt: apiTime(r.ReviewedAt), DecidedBy: decidedOf(r), Reviewer: deciderOf(r.Reviewer), Policy: r.Policy,
 			ApprovedFields: decodeStrings(r.Approved), Reason: r.Reason, Comment: r.Comment, Proposed: r.Proposed,
 			APIClient: r.APIClient, Product: r.Product, Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}
 		if r.ProductName != nil {

@@ -51,11 +51,17 @@ type revisionRow struct {
 	OverwrittenAttrs types.JSONRaw `db:"overwrittenAttributes"`
 	Corrections      types.JSONRaw `db:"corrections"`
 	FieldReasons     types.JSONRaw `db:"fieldReasons"`
+	// of a rollback (migrations/1795275100_rollback.go)
+	RevertedFields types.JSONRaw `db:"revertedFields"`
+	RevertedAttrs  types.JSONRaw `db:"revertedAttributes"`
+	// of trust policies (migrations/1795275000_trust_policies.go)
+	DecidedBy string `db:"decidedBy"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
 	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields",
-	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons"}
+	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons",
+	"revertedFields", "revertedAttributes", "decidedBy"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -118,6 +124,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		SubmittedAt: apiTime(r.Created),
 		ReviewedAt:  optionalTime(r.ReviewedAt),
 		ClosedAt:    optionalTime(r.ClosedAt),
+		DecidedBy:   nullIfEmpty(r.decidedBy()),
 		Reason:      nullIfEmpty(r.Reason),
 		Comment:     nullIfEmpty(r.Comment),
 		Issues:      []enrichment.Issue{},
@@ -151,6 +158,16 @@ func (r revisionRow) item() enrichment.RevisionItem {
 	return it
 }
 
+// decidedBy is who decided the revision: as recorded, or "reviewer" for a
+// decision recorded without it (as the migration that added it says of the
+// decisions before it); "" while nobody decided.
+func (r revisionRow) decidedBy() string {
+	if r.DecidedBy == "" && (r.Status == enrichment.StatusAccepted || r.Status == enrichment.StatusRejected) {
+		return enrichment.DecidedByReviewer
+	}
+	return r.DecidedBy
+}
+
 // outcomes lists each proposed field and each proposed attribute with
 // what became of it (enrichment.Outcomes).
 func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
@@ -159,7 +176,8 @@ func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
 		ProposedAttributes: proposedAttributeNames(r.Proposed),
 		Approved:           decodeStrings(r.ApprovedFields), ApprovedAttributes: decodeStrings(r.ApprovedAttrs),
 		Superseded: decodeStrings(r.Superseded), SupersededAttributes: decodeStrings(r.SupersededAttrs),
-		Overwritten: decodeStrings(r.Overwritten), OverwrittenAttributes: decodeStrings(r.OverwrittenAttrs)}
+		Overwritten: decodeStrings(r.Overwritten), OverwrittenAttributes: decodeStrings(r.OverwrittenAttrs),
+		Reverted: decodeStrings(r.RevertedFields), RevertedAttributes: decodeStrings(r.RevertedAttrs)}
 	for key := range corrected {
 		rec.Corrected = append(rec.Corrected, key)
 	}
