@@ -5,7 +5,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // deciderReviewerKey is the custom record data in which MarkDecider hands
@@ -24,7 +23,8 @@ func markReviewer(rev, auth *core.Record) {
 }
 
 // checkClaim refuses with 409 a person's decision on a pending revision
-// that another reviewer's live claim holds (docs/review.md): through the
+// that another reviewer's live claim holds, and otherwise ends the claim
+// on it, in the decision's transaction (docs/review.md): through the
 // records API, the dashboard and the group decisions route alike, as all
 // of them save the revision. A superuser holds no claim, so any live claim
 // stops them too; they may release it first. Decisions saved by the
@@ -38,25 +38,11 @@ func checkClaim(app core.App, stored, rev *core.Record) error {
 	if claim.HeldAgainst(reviewer, store.Clock(app)()) {
 		return enrichment.ClaimHeld(claim)
 	}
-	return nil
-}
-
-// registerClaims drops the claim on a revision once it is no longer
-// pending (decided, superseded, expired), after the change committed.
-// note: only tidiness; a claim on a closed revision stops nothing, as
-// only pending revisions are claimed and decided.
-func registerClaims(app core.App) {
-	app.OnRecordAfterUpdateSuccess(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
-		Id: "enrichmentEndClaim",
-		Func: func(e *core.RecordEvent) error {
-			if e.Record.GetString("status") != enrichment.StatusPending {
-				if err := store.New(e.App).DropClaim(e.Record.Id); err != nil {
-					e.App.Logger().Warn("Could not drop the claim on a closed revision", "revision", e.Record.Id, "error", err.Error())
-				}
-			}
-			return e.Next()
-		},
-	})
+	if claim.Reviewer == "" {
+		return nil
+	}
+	// the decision ends the claim, in its transaction (undone with it)
+	return store.New(app).DropClaim(stored.Id)
 }
 
 // DeciderOf is how a decision by auth is recorded in a revision's reviewer

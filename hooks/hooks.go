@@ -18,7 +18,6 @@ func Register(app core.App) {
 	hideFromEveryone(app, schema.Webhooks, "secret") // sealed, and still never shown
 	registerProducts(app)
 	registerRevisions(app)
-	registerClaims(app)
 	registerTrustPolicies(app)
 }
 
