@@ -3,16 +3,16 @@
 // buttons. When other proposals wait for the same product, they are shown
 // together (compete.js) so the reviewer picks one value per field.
 import * as api from './api.js';
+import * as finer from './finer.js';
+import * as evidence from './evidence.js';
+import * as corrections from './corrections.js';
+import { fieldOutcome } from './outcomes.js';
 import { $, h, message, replace, when } from './dom.js';
 import { changedSince, optionIds } from './diff.js';
 import { fieldBlock, labels } from './fields.js';
 import { pendingFields, picksOf } from './plan.js';
 import * as compete from './compete.js';
 import { askReason, reasonAndComment, resetReason, setStatus, why } from './why.js';
-import * as finer from './finer.js';
-import * as evidence from './evidence.js';
-import * as corrections from './corrections.js';
-import { fieldOutcome } from './outcomes.js';
 
 const state = {
   id: null, rev: null, proposals: null, picks: {}, seq: 0,
@@ -279,19 +279,19 @@ export function toggleField(n) {
 /** acceptAll accepts every pending field of the revision on screen (with competitors: applies the choices). */
 export function acceptAll() {
   if (together()) return compete.apply();
-  return decideShown('accepted', { all: true });
+  return decideShown('accepted', null);
 }
 
 /** acceptSelected accepts the ticked fields and attributes only. */
 export function acceptSelected() {
   if (together()) return compete.apply();
-  return decideShown('accepted');
+  return decideShown('accepted', 'ticked');
 }
 
 /** reject rejects the revision on screen (with competitors: all of them). */
 export function reject() {
   if (together()) return compete.rejectAll();
-  return decideShown('rejected');
+  return decideShown('rejected', null);
 }
 
 /** focusReason and focusComment put the cursor in the reason picker or the comment box. */
@@ -310,12 +310,13 @@ function decidableRev() {
 }
 
 // decideShown decides the revision on screen as the view says (finer.js):
-// the fields and attributes ticked (all: everything pending), the values
-// edited, the reasons per field, the reason and the comment.
-function decideShown(status, { all = false } = {}) {
+// the fields and attributes ticked (which: 'ticked'; null: everything
+// pending), the values edited, the reasons per field, the reason and the
+// comment.
+function decideShown(status, which) {
   const rev = decidableRev();
   if (!rev) return;
-  const d = finer.decision(rev, status, { all });
+  const d = finer.decision(rev, status, { all: which !== 'ticked' });
   if (d.nothing) {
     setStatus('Tick at least one field to accept, or reject the revision.');
     return;
@@ -324,7 +325,7 @@ function decideShown(status, { all = false } = {}) {
   const unapplied = status === 'rejected' || d.partial;
   if (unapplied && !reason && !d.fieldReasons && organization(rev).requireReason) {
     askReason(`Choose a reason (↑ ↓), or one beside a field, then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
-      () => decideShown(status, { all }));
+      () => decideShown(status, which));
     return;
   }
   const body = { status };
