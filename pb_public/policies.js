@@ -49,7 +49,7 @@ async function drawList(section, clients, templates) {
             h('span', { class: `badge policy-${p.state || 'learning'}` }, p.enabled ? (p.state || 'learning') : 'disabled'),
             p.stateReason ? h('span', { class: 'small reason' }, ` ${p.stateReason}`) : null,
             p.stateChangedAt ? h('span', { class: 'small muted' }, ` since ${when(p.stateChangedAt)}`) : null),
-          h('td', {}, h('button', { type: 'button', class: 'link-button edit-policy', onclick: () => openForm(p, clients, templates) }, 'Edit'))))))))
+          h('td', {}, h('button', { type: 'button', class: 'link-button edit-policy', onclick: () => openForm(p, clients, templates) }, 'Edit')))))))
       : h('p', { class: 'muted' }, 'No trust policy yet: every proposal waits for a person.'));
   } catch (err) {
     replace(box, h('p', { class: 'error', role: 'alert' }, `Could not read the policies: ${message(err)}`));
