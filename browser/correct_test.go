@@ -72,14 +72,15 @@ func TestCorrectAnAttribute(t *testing.T) {
 		return `[...document.querySelectorAll('#revision table.attrs tr[data-attribute]')].find(r => r.dataset.attribute === ` + js(name) + `)`
 	}
 	click(t, ctx, row("Color")+`.querySelector('.edit-value')`)
-	input := eval[string](t, ctx, row("Color")+`.querySelector('.correct-input').id`)
+	input := eval[string](t, ctx, row("Color")+`.nextElementSibling.querySelector('.correct-input').id`)
 	typeInto(t, ctx, "#"+input, "Blue")
-	if got := eval[string](t, ctx, row("Color")+`.querySelector('.attr-value ins')?.textContent ?? ''`); got != "Blue" {
+	if got := eval[string](t, ctx, row("Color")+`.querySelector('.c-proposed ins')?.textContent ?? ''`); got != "Blue" {
 		t.Errorf("Color's diff shows %q inserted, want Blue against Red", got)
 	}
 	click(t, ctx, row("Size")+`.querySelector('.edit-value')`)
-	typeInto(t, ctx, "#"+eval[string](t, ctx, row("Size")+`.querySelector('.correct-input').id`), "43 EU")
+	typeInto(t, ctx, "#"+eval[string](t, ctx, row("Size")+`.nextElementSibling.querySelector('.correct-input').id`), "43 EU")
 	click(t, ctx, attrBox("Fit"))
+	screenshot(t, ctx, "correction-attribute")
 	do(t, ctx, chromedp.Click(chromedp.CSS("#accept-selected")))
 	waitGone(t, ctx, id)
 	s.waitStatus(id, "accepted")

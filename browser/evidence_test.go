@@ -33,7 +33,7 @@ func TestReasonPerField(t *testing.T) {
 	waitFor(t, ctx, "the description's reason picker", `document.querySelector('#field-reason-description').checkVisibility()`)
 	pick(t, ctx, "#field-reason-description", "inaccurate")
 	click(t, ctx, attrBox("Fit"))
-	fit := eval[string](t, ctx, attrBox("Fit")+`.closest('tr').querySelector('select.field-reason').id`)
+	fit := eval[string](t, ctx, attrBox("Fit")+`.closest('tr').nextElementSibling.querySelector('select.field-reason').id`)
 	pick(t, ctx, "#"+fit, "off_brand")
 	do(t, ctx, chromedp.Click(chromedp.CSS("#accept-selected")))
 	waitGone(t, ctx, ids[0])

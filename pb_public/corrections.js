@@ -5,7 +5,7 @@
 // kept per revision until it is decided, so that a correction the server
 // refuses (400 naming its key) comes back, with the server's words beside
 // the field, when the revision is shown again.
-import { h, replace } from './dom.js';
+import { append, h, replace } from './dom.js';
 import { filesInline, textInline } from './fields.js';
 import { attributeKey } from './outcomes.js';
 
@@ -77,9 +77,10 @@ function same(a, b) {
  * input prefilled with the proposed value (or the edit kept), and the
  * server's refusal, if any. proposed is the proposed value; redraw(value)
  * shows the diff for value (null: the proposal's); onEdit runs when the
- * value is edited (the field is then ticked). id names the input.
+ * value is edited (the field is then ticked), onShow when the editor is
+ * opened or closed. id names the input.
  */
-export function editor(rev, { key, field, proposed, id, label, redraw, onEdit }) {
+export function editor(rev, { key, field, proposed, id, label, redraw, onEdit, onShow }) {
   const d = draftOf(rev.id);
   const multiline = field === 'description' || field === 'files';
   const input = h(multiline ? 'textarea' : 'input', {
@@ -98,6 +99,7 @@ export function editor(rev, { key, field, proposed, id, label, redraw, onEdit })
   const show = (on) => {
     box.hidden = !on;
     open.setAttribute('aria-expanded', String(on));
+    onShow?.();
   };
   const update = () => {
     const value = fromText(field, input.value);
@@ -155,19 +157,32 @@ export function textTools(block, rev, field, now, { onEdit }) {
   return h('div', { class: 'correct-tools' }, open, box);
 }
 
-/** attributeTools adds the editor of one proposed attribute to its row of the attributes table. */
-export function attributeTools(row, rev, name, index, nowDetail, proposedDetail, { onEdit }) {
+/**
+ * attributeTools adds the editor of one proposed attribute: its button
+ * beside the name, the editor (and extra, its reason picker) in a row of
+ * their own under the attribute's, shown while one of them is; the
+ * attribute's Proposed cell shows the corrected value's diff. Answers the
+ * function that shows or hides that row as its content is.
+ */
+export function attributeTools(row, rev, name, index, nowDetail, proposedDetail, { onEdit, extra }) {
   const cell = row.querySelector('td.c-proposed');
-  if (!cell) return;
-  const original = [...cell.childNodes];
-  const shown = h('div', { class: 'attr-value' }, original);
+  const original = cell ? [...cell.childNodes] : [];
   const redraw = (value) => {
-    if (value === null) replace(shown, original);
-    else replace(shown, textInline(nowDetail ?? '', value));
+    if (!cell) return;
+    if (value === null) replace(cell, original);
+    else replace(cell, textInline(nowDetail ?? '', value));
     row.classList.toggle('corrected', value !== null);
   };
+  const holder = h('td', { colspan: String(row.children.length) });
+  const tools = h('tr', { class: 'attr-tools', hidden: true }, holder);
+  const sync = () => { tools.hidden = [...holder.children].every((c) => c.hidden); };
   const { open, box } = editor(rev, {
-    key: attributeKey(name), field: 'attributes', proposed: proposedDetail, id: `correct-attr-${index}`, label: name, redraw, onEdit,
+    key: attributeKey(name), field: 'attributes', proposed: proposedDetail, id: `correct-attr-${index}`, label: name,
+    redraw, onEdit, onShow: sync,
   });
-  replace(cell, shown, open, box);
+  append(holder, [extra, box]);
+  row.after(tools);
+  row.querySelector('th')?.append(' ', open);
+  sync();
+  return sync;
 }

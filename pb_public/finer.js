@@ -98,6 +98,7 @@ function attributes(block, rev, { decidable, product }) {
   const open = decidable ? pendingAttributes(rev) : [];
   const byName = rows(block);
   const boxes = [];
+  const shows = new Map(); // tick box → what shows its reason picker as it is ticked
   proposedAttributes(rev).forEach((name, i) => {
     const tr = byName.get(name);
     if (!tr) return;
@@ -119,16 +120,11 @@ function attributes(block, rev, { decidable, product }) {
       dataset: { attribute: name }, 'aria-label': `Apply ${name}`,
     });
     const why = h('div', { class: 'field-why', hidden: true }, reasonPicker(attributeKey(name), `field-reason-attr-${i}`, name));
-    box.addEventListener('change', () => {
-      why.hidden = box.checked;
-      syncField(field, boxes);
-    });
-    boxes.push(box);
     th.prepend(box, ' ');
-    th.append(why);
     const now = detailOf(product?.attributes, name);
     const proposed = detailOf(rev.proposed?.attributes, name);
-    corrections.attributeTools(tr, rev, name, i, now, proposed, {
+    const syncRow = corrections.attributeTools(tr, rev, name, i, now, proposed, {
+      extra: why,
       onEdit: () => {
         if (!box.checked) {
           box.checked = true;
@@ -136,13 +132,23 @@ function attributes(block, rev, { decidable, product }) {
         }
       },
     });
+    const show = () => {
+      why.hidden = box.checked;
+      syncRow();
+    };
+    shows.set(box, show);
+    box.addEventListener('change', () => {
+      show();
+      syncField(field, boxes);
+    });
+    boxes.push(box);
   });
   if (!field) return;
   field.addEventListener('change', () => {
     field.indeterminate = false;
     for (const b of boxes) {
       b.checked = field.checked;
-      b.closest('tr')?.querySelector('.field-why')?.toggleAttribute('hidden', b.checked);
+      shows.get(b)();
     }
   });
   syncField(field, boxes);
