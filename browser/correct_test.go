@@ -129,3 +129,28 @@ func TestRefusedCorrectionBesideItsField(t *testing.T) {
 		t.Errorf("product: slug %q, name %q", p.GetString("slug"), p.GetString("name"))
 	}
 }
+
+// TestRefusedAttributeCorrection: an attribute corrected to what its
+// NUMBER option refuses comes back refused beside that attribute's row.
+func TestRefusedAttributeCorrection(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	id := s.submit(a, "both", proposal{"SKU-1", 90, attributesProposal("Size", "44", "Color", "Blue")})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, id)
+	size := `[...document.querySelectorAll('#revision table.attrs tr[data-attribute]')].find(r => r.dataset.attribute === 'Size')`
+	click(t, ctx, size+`.querySelector('.edit-value')`)
+	input := eval[string](t, ctx, size+`.nextElementSibling.querySelector('.correct-input').id`)
+	typeInto(t, ctx, "#"+input, "about 44")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#accept-all")))
+	waitFor(t, ctx, "the refusal under Size", size+`?.nextElementSibling.querySelector('.correction-error')?.textContent.startsWith('Refused: "attributes.Size"')`)
+	if got, _ := s.status(id); got != "pending" {
+		t.Fatalf("revision %s is %s after the refusal", id, got)
+	}
+	if got := attrs(t, s.product(a, "SKU-1").Get("attributes")); got["Color"] != "Red" {
+		t.Errorf("the refused decision changed the product: %v", got)
+	}
+}
