@@ -8,6 +8,7 @@
 import { append, h, replace } from './dom.js';
 import { filesInline, textInline } from './fields.js';
 import { attributeKey } from './outcomes.js';
+import { fieldLabels } from './api.js';
 
 const drafts = new Map(); // revision id → Map key → value (a string, or a list for files)
 const refusals = new Map(); // revision id → {key, text}
@@ -94,8 +95,9 @@ export function editor(rev, { key, field, proposed, id, label, redraw, onEdit, o
   const box = h('div', { class: 'correct', hidden: true },
     h('label', { for: id, class: 'small' }, `Your value for ${label}`, field === 'files' ? ' (one per line)' : ''),
     input, h('div', {}, note, ' ', reset), error);
-  const open = h('button', { type: 'button', class: 'link-button edit-value', 'aria-expanded': 'false', 'aria-controls': id },
-    'Edit value');
+  const open = h('button', {
+    type: 'button', class: 'link-button edit-value', 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Edit ${label}`,
+  }, 'Edit value');
   const show = (on) => {
     box.hidden = !on;
     open.setAttribute('aria-expanded', String(on));
@@ -152,7 +154,7 @@ export function textTools(block, rev, field, now, { onEdit }) {
     if (toggles) toggles.hidden = value !== null;
   };
   const { open, box } = editor(rev, {
-    key: field, field, proposed: rev.proposed[field], id: `correct-${field}`, label: field, redraw, onEdit,
+    key: field, field, proposed: rev.proposed[field], id: `correct-${field}`, label: fieldLabels[field] || field, redraw, onEdit,
   });
   return h('div', { class: 'correct-tools' }, open, box);
 }
