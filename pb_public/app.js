@@ -3,7 +3,6 @@
 // Everything goes through PocketBase's auth and records API and the
 // reviewers' routes (api.js); the vocabulary is read once, at sign-in.
 import * as api from './api.js';
-import * as more from './more.js';
 import { $, message } from './dom.js';
 import * as queue from './queue.js';
 import * as revision from './revision.js';
@@ -11,7 +10,7 @@ import * as outbox from './outbox.js';
 import * as group from './group.js';
 import { showOverview } from './overview.js';
 
-const views = ['loading', 'signin', 'queue-view', 'overview-view', ...more.viewIds];
+const views = ['loading', 'signin', 'queue-view', 'overview-view'];
 let queueLoaded = false;
 
 function showOnly(id) {
@@ -85,7 +84,6 @@ function linked() {
 // (#queue, or #queue/ID for one revision).
 async function route() {
   if (!api.pb.authStore.isValid) return;
-  if (await more.route(showOnly)) return;
   const overview = location.hash.startsWith('#overview');
   $('#tab-queue').toggleAttribute('aria-current', !overview);
   $('#tab-overview').toggleAttribute('aria-current', overview);
