@@ -136,3 +136,36 @@ func TestIssuesAndEvidence(t *testing.T) {
 	}
 	screenshot(t, ctx, "evidence")
 }
+
+// TestEvidenceOfCompetingProposals: shown together, each proposal says its
+// model, its sources for the field beside its value, and which of its
+// attributes a newer proposal of its client superseded.
+func TestEvidenceOfCompetingProposals(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ours := s.submitJSON(a.Keys["both"], `{"model": {"name": "writer", "version": "7"}, "items": [
+		{"sku": "SKU-1", "description": "Light and quick.", "attributes": [{"attribute": "Color", "detail": "Blue"}, {"attribute": "Fit", "detail": "Narrow"}],
+		 "sources": [{"field": "description", "url": "https://maker.example/quick", "quote": "quick"}]}]}`)[0]
+	theirs := s.submitJSON(a.Keys["submit"], `{"items": [
+		{"sku": "SKU-1", "description": "Light and slow.", "sources": [{"field": "description", "url": "https://other.example/slow"}]}]}`)[0]
+	newer := s.submit(a, "both", proposal{"SKU-1", 10, attributesProposal("Color", "Navy")})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	openLink(t, ctx, s.url, ours)
+	waitRevision(t, ctx, ours)
+	waitFor(t, ctx, "the proposals together", `document.querySelectorAll('.choice').length > 0`)
+	links := eval[[]string](t, ctx, `['`+ours+`', '`+theirs+`'].map(id => document.querySelector('#sources-description-' + id + ' a')?.href ?? 'none')`)
+	if !slices.Equal(links, []string{"https://maker.example/quick", "https://other.example/slow"}) {
+		t.Errorf("sources beside each proposal's description: %v", links)
+	}
+	who := eval[string](t, ctx, `document.querySelector('.choice[data-field=description] .option[data-revision="`+ours+`"] .who').textContent`)
+	if !strings.HasSuffix(who, "· model writer 7") {
+		t.Errorf("who of our proposal %q", who)
+	}
+	color := eval[string](t, ctx, `document.querySelector('.choice[data-field=attributes] .option[data-revision="`+ours+`"] li[data-attribute=Color]')?.textContent ?? 'none'`)
+	if !strings.HasSuffix(color, "superseded") {
+		t.Errorf("Color of the older proposal (superseded by %s): %q", newer, color)
+	}
+}

@@ -76,10 +76,10 @@ function shortURL(url) {
   }
 }
 
-/** beside draws field's issues and sources of rev, for the field's block. */
-export function beside(rev, field) {
-  const issues = issueList(issuesOf(rev, field), `issues-${field}`);
-  const sources = sourceList(sourcesOf(rev, field), `sources-${field}`);
+/** beside draws field's issues and sources of rev, for the field's block (suffix: of their ids, when several revisions are shown). */
+export function beside(rev, field, suffix = '') {
+  const issues = issueList(issuesOf(rev, field), `issues-${field}${suffix}`);
+  const sources = sourceList(sourcesOf(rev, field), `sources-${field}${suffix}`);
   return issues || sources ? h('div', { class: 'evidence' }, issues, sources) : null;
 }
 
@@ -87,4 +87,28 @@ export function beside(rev, field) {
 export function others(rev, fields) {
   const rest = list(rev.issues).filter((i) => i && !fields.some((f) => concerns(i.field, f)));
   return issueList(rest, 'issues-other');
+}
+
+/**
+ * decorateChoices adds to the competing proposals' choices (compete.js,
+ * in body) each proposal's model, its issues and sources for that field,
+ * and marks its attributes a newer proposal of the same client superseded.
+ */
+export function decorateChoices(body, all) {
+  const byId = new Map(all.map((r) => [String(r.id), r]));
+  for (const set of body.querySelectorAll('.choice[data-field]')) {
+    const field = set.dataset.field;
+    for (const option of set.querySelectorAll('.option[data-revision]')) {
+      const r = byId.get(option.dataset.revision);
+      if (!r) continue;
+      const m = r.model;
+      if (m && typeof m === 'object' && m.name) option.querySelector('.who')?.append(` · model ${m.name} ${m.version ?? ''}`.trimEnd());
+      const gone = new Set(list(r.supersededAttributes));
+      for (const li of option.querySelectorAll('li[data-attribute]')) {
+        if (gone.has(li.dataset.attribute)) li.append(' ', h('span', { class: 'badge fs-superseded' }, 'superseded'));
+      }
+      const more = beside(r, field, `-${r.id}`);
+      if (more) option.querySelector('.val')?.append(more);
+    }
+  }
 }

@@ -143,6 +143,7 @@ function render() {
       onAlone: () => { state.alone = true; render(); },
       onDecide: (d) => state.onDecide(d),
     });
+    evidence.decorateChoices(view.body, all);
     replace($('#revision-body'), head, view.body);
     replace($('#decide-actions'), view.actions);
     return;
