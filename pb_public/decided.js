@@ -57,11 +57,14 @@ function fieldsOf(r) {
   return applied.map((f) => api.fieldLabels[f] || f).join(', ');
 }
 
-// who names the decider for people: a person's email, or the policy.
+// who names the decider for people: a person's email (a superuser's said
+// so), the service, or the trust policy.
 function who(r) {
   if (r.decidedBy === 'policy') return r.policy ? `trust policy #${r.policy}` : 'a trust policy';
-  const [kind, ...rest] = String(r.reviewer || '').split(':');
-  return rest.length ? rest.join(':') : kind || 'someone';
+  const { kind, email } = r.reviewer && typeof r.reviewer === 'object' ? r.reviewer : {};
+  if (kind === 'superuser') return `${email} (superuser)`;
+  if (kind === 'system') return 'the service';
+  return email || 'someone';
 }
 
 async function draw() {
