@@ -4,6 +4,7 @@
 // DOM, no requests. Revisions decided before attributes were decided one
 // by one have no attribute lists: there "attributes" in approvedFields,
 // supersededFields or overwrittenFields stands for every proposed attribute.
+// A rollback's revertedFields and revertedAttributes say what it restored.
 
 const list = (v) => (Array.isArray(v) ? v : []);
 
@@ -31,18 +32,24 @@ function corrected(rev, key) {
 // closed is the state of whatever the revision did not apply.
 function closed(rev) {
   switch (rev.status) {
-    case 'accepted': case 'rejected': return 'not_applied';
+    case 'accepted': case 'rejected': case 'reverted': return 'not_applied';
     case 'expired': return 'expired';
     case 'superseded': return 'superseded';
-    case 'reverted': return 'reverted';
     default: return 'pending';
   }
+}
+
+// applied tells whether rev's acceptance applied what it applied:
+// accepted, or accepted and then reverted by a rollback.
+function applied(rev) {
+  return rev.status === 'accepted' || rev.status === 'reverted';
 }
 
 /** attributeOutcome is the state of proposed attribute name of rev. */
 export function attributeOutcome(rev, name) {
   if (list(rev.supersededFields).includes('attributes') || list(rev.supersededAttributes).includes(name)) return 'superseded';
-  if (rev.status === 'accepted' && attributeApplied(rev, name)) {
+  if (applied(rev) && attributeApplied(rev, name)) {
+    if (list(rev.revertedAttributes).includes(name)) return 'reverted';
     const over = list(rev.overwrittenAttributes);
     if ((over.length === 0 && list(rev.overwrittenFields).includes('attributes')) || over.includes(name)) return 'overwritten';
     return corrected(rev, attributeKey(name)) ? 'corrected' : 'applied';
@@ -60,15 +67,16 @@ function attributeApplied(rev, name) {
 /** fieldOutcome is the state of proposed field of rev (attributes: applied, partly_applied or not_applied on an acceptance). */
 export function fieldOutcome(rev, field) {
   if (list(rev.supersededFields).includes(field)) return 'superseded';
-  if (field === 'attributes' && rev.status === 'accepted' && proposedAttributes(rev).length) {
+  if (field === 'attributes' && applied(rev) && proposedAttributes(rev).length) {
     const states = proposedAttributes(rev).map((n) => attributeOutcome(rev, n)).filter((s) => s !== 'superseded');
-    const applied = states.filter((s) => ['applied', 'corrected', 'overwritten'].includes(s)).length;
-    if (applied === 0) return 'not_applied';
-    if (applied < states.length) return 'partly_applied';
+    const kept = states.filter((s) => ['applied', 'corrected', 'overwritten'].includes(s)).length;
+    if (kept === 0) return states.includes('reverted') ? 'reverted' : 'not_applied';
+    if (kept < states.length) return 'partly_applied';
     return states.includes('overwritten') ? 'overwritten' : 'applied';
   }
   const approved = list(rev.approvedFields);
-  if (rev.status === 'accepted' && (approved.length === 0 || approved.includes(field))) {
+  if (applied(rev) && (approved.length === 0 || approved.includes(field))) {
+    if (list(rev.revertedFields).includes(field)) return 'reverted';
     if (list(rev.overwrittenFields).includes(field)) return 'overwritten';
     return corrected(rev, field) ? 'corrected' : 'applied';
   }
