@@ -64,8 +64,8 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 		t.Errorf("product context %v, want %v", facts, want)
 	}
 	waitFor(t, ctx, "the product's image", `document.querySelector('#product-context img.thumb')?.naturalWidth === 64`)
-	if got := eval[string](t, ctx, `document.querySelector('#product-context a.dashboard').getAttribute('href')`); got != "/_/#/collections?collection=products&record="+store.FormatID(a.Products["SKU-1"]) {
-		t.Errorf("dashboard link %q", got)
+	if eval[bool](t, ctx, `document.querySelector('#product-context a.dashboard') !== null`) {
+		t.Error("a reviewer is offered the dashboard, which only superusers may use")
 	}
 	screenshot(t, ctx, "queue")
 

@@ -20,17 +20,19 @@ const (
 var Scopes = []string{ScopeRead, ScopeSubmit}
 
 // Revision statuses: a revision starts pending and ends once, in one of the
-// others. Reviewers accept or reject; the service supersedes and expires.
+// others. Reviewers accept or reject; the service supersedes and expires;
+// a rollback turns an accepted revision into a reverted one, which is final.
 const (
 	StatusPending    = "pending"
 	StatusAccepted   = "accepted"
 	StatusRejected   = "rejected"
 	StatusSuperseded = "superseded"
 	StatusExpired    = "expired"
+	StatusReverted   = "reverted"
 )
 
 // Statuses lists every revision status, in the order they are documented.
-var Statuses = []string{StatusPending, StatusAccepted, StatusRejected, StatusSuperseded, StatusExpired}
+var Statuses = []string{StatusPending, StatusAccepted, StatusRejected, StatusSuperseded, StatusExpired, StatusReverted}
 
 // Reasons a reviewer may give when something of a proposal is not applied,
 // in the order they are documented.

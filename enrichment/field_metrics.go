@@ -54,3 +54,7 @@ func (m FieldMask) Corrected(i int) bool { return m&(1<<(10+i)) != 0 }
 
 // AnyCorrected reports whether the decision corrected anything.
 func (m FieldMask) AnyCorrected() bool { return m>>10 != 0 }
+
+// Undecided is the mask with only what was proposed: what a reverted
+// revision counts, as a rejected one does.
+func (m FieldMask) Undecided() FieldMask { return m & (1<<len(EnrichableFields) - 1) }

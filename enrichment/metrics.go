@@ -6,7 +6,7 @@ type AcceptanceMetrics struct {
 	TotalSubmitted   int             `json:"totalSubmitted"` // reviewed + pending + superseded + expired
 	Reviewed         int             `json:"reviewed"`       // accepted + rejected
 	Accepted         int             `json:"accepted"`
-	Rejected         int             `json:"rejected"`
+	Rejected         int             `json:"rejected"` // reverted ones included
 	Pending          int             `json:"pending"`
 	AcceptanceRate   float64         `json:"acceptanceRate"`
 	ByConfidenceBand []BandMetrics   `json:"byConfidenceBand"`
@@ -14,6 +14,7 @@ type AcceptanceMetrics struct {
 	Expired          int             `json:"expired"`
 	ByReason         []ReasonMetrics `json:"byReason"`
 	Corrected        int             `json:"corrected"` // reviewed revisions with a correction; also accepted
+	Reverted         int             `json:"reverted"`  // accepted, then rolled back; also rejected
 	ByField          []FieldMetrics  `json:"byField"`   // one per enrichable field, in API order
 	// ByModel is in GET /acceptance-rate only (nil elsewhere): each model
 	// version with a reviewed proposal in the window, by name then version.
@@ -75,6 +76,7 @@ func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 		m.ByReason[i].Count += o.ByReason[i].Count
 	}
 	m.Corrected += o.Corrected
+	m.Reverted += o.Reverted
 	for i := range m.ByField {
 		m.ByField[i].Proposed += o.ByField[i].Proposed
 		m.ByField[i].Applied += o.ByField[i].Applied

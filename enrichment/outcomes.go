@@ -9,6 +9,7 @@ import "slices"
 const (
 	OutcomeCorrected     = "corrected"      // applied with the reviewer's correction instead of the proposed value
 	OutcomePartlyApplied = "partly_applied" // attributes: some proposed attributes were applied, not all
+	OutcomeReverted      = "reverted"       // applied, then restored to the value before by a rollback
 )
 
 // Recorded is what a revision recorded about its proposal and its fate.
@@ -26,27 +27,42 @@ type Recorded struct {
 	Overwritten           []string
 	OverwrittenAttributes []string
 	Corrected             []string // corrected keys: fields and "attributes.NAME"
+	// of a reverted revision: the fields and the attributes' names whose
+	// value the rollback restored (the others it applied stay applied)
+	Reverted           []string
+	RevertedAttributes []string
+}
+
+// applied reports whether the revision's acceptance applied what it
+// applied: accepted, or accepted and then reverted.
+func (r Recorded) applied() bool {
+	return r.Status == StatusAccepted || r.Status == StatusReverted
 }
 
 // Outcomes is what became of each proposed field (in API order) and of each
 // proposed attribute (in the order proposed).
 func Outcomes(r Recorded) (fields, attributes FieldOutcomes) {
 	fields, attributes = FieldOutcomes{}, FieldOutcomes{}
-	applied := 0
+	applied, reverted := 0, 0
 	overwritten := false
 	for _, name := range r.ProposedAttributes {
 		o := r.attributeOutcome(name)
 		switch o {
 		case OutcomeApplied, OutcomeCorrected, OutcomeOverwritten:
 			applied++
+		case OutcomeReverted:
+			reverted++
 		}
 		overwritten = overwritten || o == OutcomeOverwritten
 		attributes = append(attributes, FieldOutcome{Field: name, Outcome: o})
 	}
 	for _, name := range r.Proposed {
 		o := r.fieldOutcome(name)
-		if name == "attributes" && r.Status == StatusAccepted && o != OutcomeSuperseded && len(r.ProposedAttributes) > 0 {
+		if name == "attributes" && r.applied() && o != OutcomeSuperseded && len(r.ProposedAttributes) > 0 {
 			o = attributesOutcome(attributes, applied, overwritten)
+			if reverted > 0 && applied == 0 { // every attribute it applied was restored
+				o = OutcomeReverted
+			}
 		}
 		fields = append(fields, FieldOutcome{Field: name, Outcome: o})
 	}
@@ -80,8 +96,10 @@ func (r Recorded) fieldOutcome(name string) string {
 	switch {
 	case slices.Contains(r.Superseded, name):
 		return OutcomeSuperseded
-	case r.Status == StatusAccepted && (len(r.Approved) == 0 || slices.Contains(r.Approved, name)):
+	case r.applied() && (len(r.Approved) == 0 || slices.Contains(r.Approved, name)):
 		switch {
+		case slices.Contains(r.Reverted, name):
+			return OutcomeReverted
 		case slices.Contains(r.Overwritten, name): // by a later catalog import
 			return OutcomeOverwritten
 		case slices.Contains(r.Corrected, name):
@@ -97,8 +115,10 @@ func (r Recorded) attributeOutcome(name string) string {
 	switch {
 	case slices.Contains(r.Superseded, "attributes"), slices.Contains(r.SupersededAttributes, name):
 		return OutcomeSuperseded
-	case r.Status == StatusAccepted && r.attributeApplied(name):
+	case r.applied() && r.attributeApplied(name):
 		switch {
+		case slices.Contains(r.RevertedAttributes, name):
+			return OutcomeReverted
 		case len(r.OverwrittenAttributes) == 0 && slices.Contains(r.Overwritten, "attributes"),
 			slices.Contains(r.OverwrittenAttributes, name):
 			return OutcomeOverwritten
@@ -121,7 +141,7 @@ func (r Recorded) attributeApplied(name string) bool {
 // closedOutcome is the state of whatever the revision did not apply.
 func (r Recorded) closedOutcome() string {
 	switch r.Status {
-	case StatusAccepted, StatusRejected:
+	case StatusAccepted, StatusRejected, StatusReverted:
 		return OutcomeNotApplied
 	case StatusExpired:
 		return OutcomeExpired

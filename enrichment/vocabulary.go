@@ -47,14 +47,14 @@ var labels = map[string]string{
 	"duplicate": "Duplicate", "other": "Other",
 	// outcomes
 	OutcomePending: "pending", OutcomeApplied: "applied", OutcomeCorrected: "corrected", OutcomePartlyApplied: "partly applied", OutcomeNotApplied: "not applied", OutcomeSuperseded: "superseded",
-	OutcomeExpired: "expired", OutcomeOverwritten: "overwritten",
+	OutcomeExpired: "expired", OutcomeOverwritten: "overwritten", OutcomeReverted: "reverted",
 	// the queue's orders
 	"confidence-desc": "Confidence ↓", "confidence-asc": "Confidence ↑", "age-desc": "Oldest first", "age-asc": "Newest first",
 }
 
 // OutcomeNames lists every outcome of a proposed field, in the order they are documented.
 var OutcomeNames = []string{OutcomePending, OutcomeApplied, OutcomeCorrected, OutcomePartlyApplied, OutcomeNotApplied,
-	OutcomeSuperseded, OutcomeExpired, OutcomeOverwritten}
+	OutcomeSuperseded, OutcomeExpired, OutcomeOverwritten, OutcomeReverted}
 
 // Label names a value for people; one without a name of its own is its own name.
 func Label(value string) string {

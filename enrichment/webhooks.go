@@ -6,11 +6,12 @@ const (
 	EventRevisionRejected   = "revision.rejected"
 	EventRevisionSuperseded = "revision.superseded"
 	EventRevisionExpired    = "revision.expired"
-	EventPing               = "ping" // sent on request, to test a subscription
+	EventRevisionReverted   = "revision.reverted" // a rollback undid an acceptance
+	EventPing               = "ping"              // sent on request, to test a subscription
 )
 
 // WebhookEvents lists every event, in the order they are documented.
-var WebhookEvents = []string{EventRevisionAccepted, EventRevisionRejected, EventRevisionSuperseded, EventRevisionExpired, EventPing}
+var WebhookEvents = []string{EventRevisionAccepted, EventRevisionRejected, EventRevisionSuperseded, EventRevisionExpired, EventRevisionReverted, EventPing}
 
 // RevisionEvent is the event of a revision reaching a final status.
 func RevisionEvent(status string) string {

@@ -65,6 +65,10 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 		return id
 	}
 
+	newID, err := enrichment.ParseID(revNew)
+	if err != nil {
+		t.Fatal(err)
+	}
 	paths := []struct {
 		name  string
 		write func() error
@@ -74,6 +78,17 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 		{"import changing a product", importFile("Generated again"), true},
 		{"import changing nothing", importFile("Generated again"), false},
 		{"decision applying fields", decide(revNew, enrichment.StatusAccepted), true},
+		{"rollback restoring a product", func() error {
+			res, err := st.Rollback(org, store.RollbackSelection{Revision: newID}, "test", time.Now())
+			if err == nil && res.Products != 1 {
+				t.Errorf("the rollback restored %+v", res)
+			}
+			return err
+		}, true},
+		{"rollback restoring nothing (rolled back already)", func() error {
+			_, err := st.Rollback(org, store.RollbackSelection{Revision: newID}, "test", time.Now())
+			return err
+		}, false},
 		{"decision applying nothing (rejection)", decide(revFull, enrichment.StatusRejected), false},
 		{"dashboard edit of a product's name", func() error {
 			return save("products", store.FormatID(f.A.Products["SKU-1"]), func(r *core.Record) { r.Set("name", "Edited") })

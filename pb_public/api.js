@@ -101,10 +101,11 @@ export async function restore() {
  * from the server's queue route: {items, page, totalItems, totalPages,
  * counts}, counts by band value. around: the page that holds this revision
  * is read instead, when the queue holds it. Each item has rivals, how many
- * pending revisions its product has.
+ * pending revisions its product has. pageSize: the page's size (the
+ * vocabulary's, unless given).
  */
-export async function listQueue(f, sortKey, page, exclude, around) {
-  const query = { sort: sorts.some((s) => s.value === sortKey) ? sortKey : sorts[0]?.value, page: page - 1, pageSize: limits.queuePageSize };
+export async function listQueue(f, sortKey, page, exclude, around, pageSize = limits.queuePageSize) {
+  const query = { sort: sorts.some((s) => s.value === sortKey) ? sortKey : sorts[0]?.value, page: page - 1, pageSize };
   if (f.client) query.client = f.client;
   if (f.band !== 'all') query.band = f.band || 'none';
   if (f.template) query.template = f.template;

@@ -9,6 +9,10 @@ import * as revision from './revision.js';
 import * as outbox from './outbox.js';
 import * as group from './group.js';
 import { showOverview } from './overview.js';
+import * as shortcuts from './shortcuts.js';
+import * as bulk from './bulk.js';
+import { initZoom } from './zoom.js';
+import { narrow, phoneBack, phoneOpen } from './phone.js';
 
 const views = ['loading', 'signin', 'queue-view', 'overview-view'];
 let queueLoaded = false;
@@ -98,6 +102,10 @@ async function route() {
   showOnly('queue-view');
   $('#keys').hidden = false;
   const wanted = linked();
+  if (!wanted && narrow() && $('#queue-view').dataset.pane === 'revision') {
+    pane('list'); // note: Back from a revision on a phone
+    queue.focusList();
+  }
   if (!queueLoaded) {
     queueLoaded = true;
     // note: a linked revision is shown on the page of the queue that holds it
@@ -112,7 +120,10 @@ async function route() {
 function onSelect(item, { open = false } = {}) {
   revision.show(item?.id ?? null, { product: item?.product });
   if (item) {
-    history.replaceState(null, '', `#queue/${item.id}`);
+    // note: on a phone, opening a revision from the list is a history
+    // entry, so that Back returns to the list rather than leaving the page
+    if (open && narrow() && $('#queue-view').dataset.pane === 'list') phoneOpen(`#queue/${item.id}`);
+    else history.replaceState(history.state, '', `#queue/${item.id}`);
     revision.prefetch(queue.next());
     if (open) pane('revision');
   }
@@ -190,11 +201,14 @@ function onKey(e) {
     c: () => revision.focusComment(),
     u: () => outbox.undo(),
     '/': () => queue.focusSKU(),
+    '?': () => shortcuts.show(),
   };
   let action = actions[e.key];
   if (!action && /^[1-5]$/.test(e.key)) action = () => revision.toggleField(Number(e.key));
   if (!action) return;
   e.preventDefault();
+  // note: a held key repeats; only moves repeat, never a decision
+  if (e.repeat && !/^(j|k|J|K|ArrowDown|ArrowUp)$/.test(e.key)) return;
   action();
 }
 
@@ -205,15 +219,21 @@ async function boot() {
   $('#signin-form').addEventListener('submit', signIn);
   $('#sign-out').addEventListener('click', async () => {
     await outbox.flush(); // note: held decisions are sent with the reviewer's sign-in
+    queue.stop(); // note: no reload waits to run without the sign-in
     api.pb.authStore.clear();
     history.replaceState(null, '', location.pathname);
     showSignIn();
   });
   document.addEventListener('keydown', onKey);
   document.addEventListener('queue:back', () => {
+    if (phoneBack()) return; // note: the history entry's Back shows the list
     pane('list');
     queue.focusList();
   });
+  document.addEventListener('queue:move', (e) => queue.move(e.detail));
+  shortcuts.initShortcuts();
+  bulk.initBulk({ onDecide: hold });
+  initZoom();
   window.addEventListener('hashchange', route);
   if (await api.restore()) await enter();
   else showSignIn();

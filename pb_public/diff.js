@@ -30,11 +30,13 @@ export function wordDiff(a, b) {
   return merge(out);
 }
 
-// tokens splits a text into words (letters and digits) and single other
-// characters, each with the whitespace after it: "shoe." is "shoe" and ".",
-// "runner-pro" is "runner", "-" and "pro".
+// tokens splits a text into numbers ("0.9", "1,250.5", "-3"), words
+// (letters and digits) and single other characters, each with the
+// whitespace after it: "shoe." is "shoe" and ".", "runner-pro" is
+// "runner", "-" and "pro"; a number is one token, so that 0.9 → 1.1 is one
+// change rather than a digit here and there.
 function tokens(text) {
-  return String(text ?? '').match(/^\s+|[\p{L}\p{N}]+\s*|[^\s\p{L}\p{N}]\s*/gu) || [];
+  return String(text ?? '').match(/^\s+|(?<![\p{L}\p{N}])[-+]?\p{N}+(?:[.,]\p{N}+)*(?!\p{N})\s*|[\p{L}\p{N}]+\s*|[^\s\p{L}\p{N}]\s*/gu) || [];
 }
 
 function key(token) {

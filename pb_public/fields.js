@@ -22,8 +22,8 @@ export function fieldBlock(field, n, rev, view) {
   const tickable = view.decidable && !superseded;
   const head = h('div', { class: 'field-head' },
     tickable
-      ? [h('input', { type: 'checkbox', id: `pick-${field}`, class: 'pick', checked: true, dataset: { field } }),
-        h('label', { for: `pick-${field}` }, h('kbd', {}, String(n)), ' ', labels[field])]
+      ? h('h3', {}, h('input', { type: 'checkbox', id: `pick-${field}`, class: 'pick', checked: true, dataset: { field } }),
+        h('label', { for: `pick-${field}` }, h('kbd', {}, String(n)), ' ', labels[field]))
       : h('h3', {}, labels[field]),
     view.now && view.changed ? h('span', { class: 'badge warn' }, 'changed since proposal') : null,
     view.state && view.state !== 'pending'
@@ -68,8 +68,9 @@ export function textInline(from, to) {
   const b = to == null ? '' : String(to);
   if (!a && !b) return h('div', { class: 'val' }, empty());
   const segments = collapse(wordDiff(a, b));
-  return h('div', { class: 'val diff' }, segments.map((s) => {
-    if (s.op === 'same') return s.b;
+  return h('div', { class: 'val diff' }, segments.map((s, i) => {
+    // note: the space before a removed word is the old text's, kept so that words do not run together
+    if (s.op === 'same') return segments[i + 1]?.op === 'del' && /\s$/.test(s.a) && !/\s$/.test(s.b) ? s.b + s.a.match(/\s+$/)[0] : s.b;
     if (s.op === 'del') return h('del', {}, s.text);
     if (s.op === 'ins') return h('ins', {}, s.text);
     return fold(s);
@@ -180,6 +181,9 @@ function attributesTable(from, base, proposed, view) {
     return [...byId.values()].find((o) => o.template === template && o.attribute === name);
   };
   const sinceColumn = view.now && rows.some((r) => r.changedSince && r.isProposed);
+  // note: what accepting does is said of a pending revision; of an accepted
+  // one, what it did; a rejected or closed one applied nothing
+  const changeTitle = view.now ? 'Accepting' : view.state === 'applied' ? 'Applied' : null;
   const shown = rows.filter((r) => r.isProposed);
   const folded = rows.filter((r) => !r.isProposed);
   const cell = (v) => (v === undefined ? empty('—') : v === '' ? empty() : v);
@@ -199,9 +203,9 @@ function attributesTable(from, base, proposed, view) {
       sinceColumn ? h('td', { class: 'c-base', 'data-label': 'When proposed' },
         r.changedSince ? [cell(formatDetail(r.base, optionFor(r.name, base))), h('span', { class: 'badge warn' }, 'changed')] : empty('same')) : null,
       h('td', { class: 'c-proposed', 'data-label': 'Proposed' }, p),
-      h('td', { class: 'c-change', 'data-label': 'Accepting' }, h('span', { class: `badge st-${r.status}` }, changeLabels[r.status])));
+      changeTitle ? h('td', { class: 'c-change', 'data-label': changeTitle }, h('span', { class: `badge st-${r.status}` }, changeLabels[r.status])) : null);
   };
-  const columns = sinceColumn ? 5 : 4;
+  const columns = (sinceColumn ? 5 : 4) - (changeTitle ? 0 : 1);
   const more = h('tbody', { class: 'folded', hidden: true }, folded.map(row));
   const noun = folded.length === 1 ? 'attribute' : 'attributes';
   const toggle = h('button', {
@@ -216,7 +220,7 @@ function attributesTable(from, base, proposed, view) {
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'Attribute'), h('th', { scope: 'col' }, view.now ? 'Now' : 'When proposed'),
       sinceColumn ? h('th', { scope: 'col' }, 'When proposed') : null,
-      h('th', { scope: 'col' }, 'Proposed'), h('th', { scope: 'col' }, 'Accepting'))),
+      h('th', { scope: 'col' }, 'Proposed'), changeTitle ? h('th', { scope: 'col' }, changeTitle) : null)),
     h('tbody', {}, shown.map(row)),
     folded.length ? h('tbody', {}, h('tr', { class: 'more' }, h('td', { colspan: String(columns) }, toggle))) : null,
     more);

@@ -145,8 +145,15 @@ function shortDate(day) {
   return d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
 }
 
+// scrollRegion are the attributes of a table's box that scrolls sideways
+// on a narrow screen: in the Tab order, with a name, so that the keyboard
+// can scroll it too (axe: scrollable-region-focusable).
+function scrollRegion(name) {
+  return { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': name };
+}
+
 function weeklyTable(series, weeks) {
-  return h('div', { class: 'scroll' }, h('table', { class: 'data', id: 'weekly-table' },
+  return h('div', scrollRegion('Acceptance per week, as a table'), h('table', { class: 'data', id: 'weekly-table' },
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Week of'), series.map((s) => h('th', { scope: 'col', class: 'num' }, s.label)))),
     h('tbody', {}, weeks.map((w, i) => h('tr', { dataset: { week: w } },
       h('th', { scope: 'row' }, w),
@@ -196,7 +203,7 @@ function calibrationChart(buckets) {
     h('figcaption', { class: 'legend small' },
       'Bars: accepted ÷ reviewed per ten points of confidence (the number above a bar is how many were reviewed). ',
       'The dashed diagonal is where a client whose confidence meant its chance of acceptance would be.'),
-    h('details', {}, h('summary', {}, 'As a table'), h('div', { class: 'scroll' }, h('table', { class: 'data', id: 'calibration-table' },
+    h('details', {}, h('summary', {}, 'As a table'), h('div', scrollRegion('Acceptance per confidence bucket, as a table'), h('table', { class: 'data', id: 'calibration-table' },
       h('thead', {}, h('tr', {}, ['Confidence', 'Reviewed', 'Accepted', 'Rate'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, buckets.map((b) => h('tr', { dataset: { from: String(b.from), reviewed: String(b.reviewed), accepted: String(b.accepted) } },
         h('th', { scope: 'row' }, `${b.from}–${b.to}`), h('td', { class: 'num' }, String(b.reviewed)),

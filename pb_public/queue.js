@@ -59,6 +59,27 @@ export function initQueue({ onSelect, onGroup }) {
   $('#queue-list').addEventListener('keydown', listKeys);
 }
 
+// The filters are in the address (?client=…&band=…&sku=…), so that a
+// reload or a shared link keeps them.
+const addressKeys = ['client', 'template', 'sku', 'band', 'sort'];
+
+function writeAddress() {
+  const q = new URLSearchParams();
+  const f = { ...state.filters, band: state.filters.band === 'all' ? '' : state.filters.band || 'none', sort: state.sort };
+  if (f.sort === api.sorts[0]?.value) f.sort = '';
+  for (const k of addressKeys) if (f[k]) q.set(k, f[k]);
+  const search = q.size ? `?${q}` : '';
+  if (search !== location.search) history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
+}
+
+function readAddress() {
+  const q = new URLSearchParams(location.search);
+  for (const k of ['client', 'template', 'sku']) if (q.has(k)) state.filters[k] = q.get(k);
+  if (q.has('band')) state.filters.band = q.get('band') === 'none' ? '' : q.get('band');
+  if (api.sorts.some((s) => s.value === q.get('sort'))) state.sort = q.get('sort');
+  $('#f-sku').value = state.filters.sku;
+}
+
 function readFilters() {
   state.filters.client = $('#f-client').value;
   state.filters.template = $('#f-template').value;
@@ -73,6 +94,7 @@ export async function loadChoices() {
   if (!sort.options.length) {
     replace(sort, api.sorts.map((s) => h('option', { value: s.value }, s.label)));
     state.sort = api.sorts[0]?.value;
+    readAddress();
     sort.value = state.sort;
   }
   const [clients, templates] = await Promise.all([api.clients(), api.templates()]);
@@ -101,7 +123,9 @@ export function clientName(id) {
  * position; none: nothing shown from the list).
  */
 export async function reload({ keepId, around } = {}) {
+  if (!api.pb.authStore.isValid) return; // note: signed out meanwhile
   const seq = ++state.loadSeq;
+  writeAddress();
   const moves = state.moves;
   const startId = keepId !== undefined ? keepId : current()?.id;
   const exclude = outbox.excluded();
@@ -145,6 +169,12 @@ export async function reload({ keepId, around } = {}) {
     state.loading--;
     busy();
   }
+}
+
+/** stop forgets the loads under way and the reload waiting (the reviewer signs out). */
+export function stop() {
+  clearTimeout(state.reloadTimer);
+  state.loadSeq++;
 }
 
 /** reloadSoon reloads once the reviewer pauses: decisions in a row share one reload. */
@@ -232,7 +262,10 @@ function renderSummary() {
 
 function renderSelection() {
   const n = state.selected.size;
+  // note: the focus on a button of the bar being hidden (Clear) goes to the list, not to the page
+  const lost = n === 0 && $('#selection').contains(document.activeElement);
   $('#selection').hidden = n === 0;
+  if (lost) focusCurrent();
   $('#selection-count').textContent = `${n} selected`;
   for (const li of $('#queue-list').children) {
     const id = li.querySelector('.item')?.dataset.id;
@@ -416,6 +449,11 @@ export function focusSKU() {
 /** filters are the reviewer's current choices, for group decisions. */
 export function filters() {
   return state.filters;
+}
+
+/** sort is the queue's order, as the reviewer chose it. */
+export function sort() {
+  return state.sort;
 }
 
 /** next is the revision after the one shown, to read ahead. */

@@ -13,6 +13,9 @@ import { fieldBlock, labels } from './fields.js';
 import { pendingFields, picksOf } from './plan.js';
 import * as compete from './compete.js';
 import { askReason, reasonAndComment, resetReason, setStatus, why } from './why.js';
+import { keepDraft, restoreDraft } from './draft.js';
+import { legend } from './shortcuts.js';
+import { zoomable } from './zoom.js';
 
 const state = {
   id: null, rev: null, proposals: null, picks: {}, seq: 0,
@@ -23,7 +26,11 @@ const state = {
 
 /** initRevision sets what a decision does: onDecide({text, decisions, stopOnFailure, precheck}). */
 export function initRevision({ onDecide }) {
-  state.onDecide = onDecide;
+  // note: the reason and comment of a decision come back with its undo
+  state.onDecide = (d) => {
+    const keep = keepDraft(state.rev?.id, reasonAndComment());
+    onDecide({ ...d, onUndo: () => { d.onUndo?.(); keep(); } });
+  };
 }
 
 /** shown is the revision on screen, if any. */
@@ -85,10 +92,14 @@ export async function show(id, { product, force = false } = {}) {
     state.cache.delete(id);
     const data = await (ahead && !force && Date.now() - ahead.at < 15000 ? ahead.data : load(id, product));
     if (seq !== state.seq) return;
+    const moved = state.rev?.id !== data.rev.id;
     state.rev = data.rev;
     state.proposals = data.proposals;
     state.options = data.options;
     state.picks = data.picks;
+    // note: the next revision is read from its top (scrolled before it is
+    // drawn, while the layout is still clean, so that no layout is forced)
+    if (moved && body.scrollTop) body.scrollTop = 0;
     render();
     restoreFocus(refocus);
   } catch (err) {
@@ -146,6 +157,8 @@ function render() {
     evidence.decorateChoices(view.body, all);
     replace($('#revision-body'), head, view.body);
     replace($('#decide-actions'), view.actions);
+    legend({ rejectAll: all.length });
+    restoreDraft(rev.id);
     return;
   }
   const fields = api.fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f));
@@ -169,6 +182,8 @@ function render() {
     blocks,
     decidable ? why(organization(rev)) : null);
   replace($('#decide-actions'), decidable ? decisionButtons(rev, product, pending) : null);
+  legend({ rejectAll: 0 });
+  restoreDraft(rev.id);
 }
 
 // header names the revision and shows its product's context.
@@ -178,12 +193,21 @@ function header(rev, product) {
   return [
     h('header', { class: 'rev-head' },
       h('button', { type: 'button', class: 'back link-button', onclick: () => document.dispatchEvent(new Event('queue:back')) }, '‹ Queue'),
+      phoneMoves(),
       h('h2', { id: 'rev-title' }, h('span', { class: 'sku' }, rev.sku), ' ', product?.name || ''),
       h('p', { class: 'meta' },
         `Revision #${rev.id} · from ${client} · ${confidence} · proposed ${when(rev.created)}`,
         rev.status === 'pending' ? null : [' · ', h('span', { class: `badge status st-${rev.status}` }, rev.status)])),
     context(product),
   ];
+}
+
+// phoneMoves are a phone's previous and skip (next without deciding), beside its Back.
+function phoneMoves() {
+  const step = (n) => () => document.dispatchEvent(new CustomEvent('queue:move', { detail: n }));
+  return h('span', { class: 'moves' },
+    h('button', { type: 'button', class: 'link-button', id: 'phone-prev', onclick: step(-1) }, '‹ Previous'),
+    h('button', { type: 'button', class: 'link-button', id: 'phone-skip', onclick: step(1) }, 'Skip ›'));
 }
 
 /** context shows what the product is: image, brand, categories, template, and its dashboard record. */
@@ -193,19 +217,21 @@ export function context(product) {
   const categories = Array.isArray(product.categories) ? product.categories.map(String) : [];
   const fact = (term, value) => (value ? [h('dt', {}, term), h('dd', {}, value)] : null);
   return h('div', { class: 'context', id: 'product-context' },
-    image ? h('img', {
+    image ? zoomable(h('img', {
       src: image, alt: '', width: '64', height: '64', loading: 'lazy', referrerpolicy: 'no-referrer', class: 'thumb',
-      onerror: (e) => e.target.replaceWith(h('span', { class: 'thumb none', title: 'The image could not be loaded' }, 'no image')),
-    }) : h('span', { class: 'thumb none' }, 'no image'),
+      onerror: (e) => (e.target.closest('.zoom') || e.target)
+        .replaceWith(h('span', { class: 'thumb none', title: 'The image could not be loaded' }, 'no image')),
+    }), product.name) : h('span', { class: 'thumb none' }, 'no image'),
     h('dl', {},
       fact('Brand', product.expand?.brand?.name),
       fact('Categories', categories.join(' › ')),
       fact('Template', product.expand?.attributeTemplate?.name),
       product.active ? null : fact('Status', 'inactive')),
-    h('a', {
+    // note: only superusers may use the dashboard
+    api.isSuperuser() ? h('a', {
       href: `/_/#/collections?collection=products&record=${encodeURIComponent(product.id)}`, target: '_blank', rel: 'noopener',
       class: 'dashboard', title: 'The product in the dashboard (superusers)',
-    }, 'Dashboard record'));
+    }, 'Dashboard record') : null);
 }
 
 function warnings(rev, product, changed) {
@@ -242,11 +268,21 @@ function closedNote(rev) {
     parts.push(`Expired on ${when(rev.closedAt)}: it waited longer than the organization allows. It cannot be decided.`);
   } else {
     const which = rev.status === 'accepted' && rev.approvedFields?.length ? ` (${rev.approvedFields.join(', ')})` : '';
-    parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${rev.reviewer || 'someone'}.`);
+    parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${who(rev.reviewer)}.`);
     if (rev.reason) parts.push(` Reason: ${api.reasonLabel(rev.reason)}.`);
     if (rev.comment) parts.push(' Comment: “', rev.comment, '”');
   }
   return h('p', { class: `decided st-${rev.status}`, role: 'status', id: 'closed-note' }, parts);
+}
+
+// who names a decision's reviewer for people: "reviewer:EMAIL" is EMAIL,
+// "superuser:EMAIL" EMAIL (superuser); anything else as it is.
+function who(reviewer) {
+  const [kind, ...rest] = String(reviewer || '').split(':');
+  const name = rest.join(':');
+  if (kind === 'reviewer' && name) return name;
+  if (kind === 'superuser' && name) return `${name} (superuser)`;
+  return reviewer || 'someone';
 }
 
 function decisionButtons(rev, product, pending) {
@@ -324,6 +360,12 @@ function decideShown(status, which) {
   }
   const { reason, comment } = reasonAndComment();
   const unapplied = status === 'rejected' || d.partial;
+  // note: a reason is for what is not applied; accepting everything would drop it
+  if (!unapplied && reason) {
+    setStatus('A reason is for rejecting or accepting in part: untick the fields not to apply (then s), reject (r), or clear the reason to accept all.');
+    $('#reason')?.focus();
+    return;
+  }
   if (unapplied && !reason && !d.fieldReasons && organization(rev).requireReason) {
     askReason(`Choose a reason (↑ ↓), or one beside a field, then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
       () => decideShown(status, which));

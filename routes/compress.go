@@ -2,6 +2,7 @@ package routes
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -14,7 +15,12 @@ import (
 // encodings' own framing eats most of the gain.
 const minCompressed = 1024
 
-// compressAnswers compresses every answer under Prefix with zstd or gzip,
+// compressedPrefixes are the paths whose answers are compressed: the
+// service's API, and PocketBase's records API, which the review page reads
+// (the realtime stream, at /api/realtime, is left alone).
+var compressedPrefixes = []string{Prefix + "/", "/api/collections/"}
+
+// compressAnswers compresses every answer under compressedPrefixes with zstd or gzip,
 // whichever the request's Accept-Encoding allows (zstd first), when it is
 // minCompressed bytes or more, and says Vary: Accept-Encoding. It uses
 // klauspost/compress's gzhttp, a maintained handler that negotiates, buffers
@@ -32,7 +38,7 @@ func compressAnswers() *hook.Handler[*core.RequestEvent] {
 		// are compressed like answers
 		Priority: -1025,
 		Func: func(e *core.RequestEvent) error {
-			if !strings.HasPrefix(e.Request.URL.Path, Prefix+"/") {
+			if !slices.ContainsFunc(compressedPrefixes, func(p string) bool { return strings.HasPrefix(e.Request.URL.Path, p) }) {
 				return e.Next()
 			}
 			var err error

@@ -85,6 +85,15 @@ func TestCompressedAnswers(t *testing.T) {
 			t.Errorf("%s: %d bytes sent as %q", url, res.Body.Len(), res.Header().Get("Content-Encoding"))
 		}
 	}
+	// PocketBase's records API, which the review page reads, too
+	records := httptest.NewRequest(http.MethodGet, "/api/collections/products/records?perPage=100", nil)
+	records.Header.Set("Authorization", fixture.ReviewerToken(t, app, string(f.A.Org)))
+	records.Header.Set("Accept-Encoding", "gzip")
+	res := httptest.NewRecorder()
+	h.ServeHTTP(res, records)
+	if res.Code != 200 || res.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("records API: %d, Content-Encoding %q", res.Code, res.Header().Get("Content-Encoding"))
+	}
 	// a refusal goes through the compressor as well, and stays whole
 	if res := get(h, export, "", "Accept-Encoding", "gzip"); res.Code != 401 || !strings.Contains(res.Body.String(), "Missing API key") {
 		t.Errorf("no key: %d %s", res.Code, res.Body)

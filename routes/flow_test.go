@@ -67,7 +67,7 @@ func TestProposalFlow(t *testing.T) {
 		{"band":"80-100","reviewed":1,"accepted":1,"acceptanceRate":1}],
 		"superseded":0,"expired":0,"byReason":[{"reason":"inaccurate","count":0},{"reason":"low_quality","count":0},
 		{"reason":"off_brand","count":0},{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],
-		"corrected":0,"byField":[{"field":"name","proposed":2,"applied":1,"corrected":0},{"field":"slug","proposed":1,"applied":0,"corrected":0},
+		"corrected":0,"reverted":0,"byField":[{"field":"name","proposed":2,"applied":1,"corrected":0},{"field":"slug","proposed":1,"applied":0,"corrected":0},
 		{"field":"description","proposed":1,"applied":0,"corrected":0},{"field":"attributes","proposed":1,"applied":1,"corrected":0},
 		{"field":"files","proposed":0,"applied":0,"corrected":0}],"byModel":[]}`)
 

@@ -1,8 +1,6 @@
 package routes_test
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
-	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
@@ -244,7 +241,7 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 					`{"band":"0-49","reviewed":0,"accepted":0,"acceptanceRate":0},{"band":"50-79","reviewed":0,"accepted":0,"acceptanceRate":0},` +
 					`{"band":"80-100","reviewed":0,"accepted":0,"acceptanceRate":0}],"superseded":0,"expired":0,"byReason":[` +
 					`{"reason":"inaccurate","count":0},{"reason":"low_quality","count":0},{"reason":"off_brand","count":0},` +
-					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],"corrected":0,"byField":[` +
+					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],"corrected":0,"reverted":0,"byField":[` +
 					`{"field":"name","proposed":0,"applied":0,"corrected":0},{"field":"slug","proposed":0,"applied":0,"corrected":0},` +
 					`{"field":"description","proposed":0,"applied":0,"corrected":0},{"field":"attributes","proposed":0,"applied":0,"corrected":0},` +
 					`{"field":"files","proposed":0,"applied":0,"corrected":0}],"byModel":[]}`
@@ -255,88 +252,6 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 		{name: "wrong method", method: "POST", url: metricsURL, key: f.A.Keys["both"], status: 405,
 			content: []string{`"status":405`, `"message":"Method not allowed; use GET."`}},
 	})
-}
-
-// TestAcceptanceRatePlan checks that the metrics read the counters (the
-// client's, and the models' for byModel) by range seeks on their primary
-// key and the revisions of a window's edges from the covering indexes,
-// without reading revision records and without sorting (but byModel's
-// grouping of its rows by model version), whichever bounds the window has.
-func TestAcceptanceRatePlan(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	seedMetrics(t, app, f)
-	h := handler(t, app)
-	var counterSQL, edgeSQL []string
-	db := app.ConcurrentDB().(*dbx.DB)
-	db.QueryLogFunc = func(_ context.Context, _ time.Duration, q string, _ *sql.Rows, _ error) {
-		switch {
-		case strings.Contains(q, schema.MetricCountsTable):
-			counterSQL = append(counterSQL, q)
-		case strings.Contains(q, "UNION ALL"):
-			edgeSQL = append(edgeSQL, q)
-		}
-	}
-	for _, query := range []string{"", "?since=2024-06-01T00:30:00Z", "?since=0&until=2024-07-01T00:00:00.5Z"} {
-		if res := request(h, "GET", metricsURL+query, f.A.Keys["both"], ""); res.Code != 200 {
-			t.Fatalf("%s: status %d", query, res.Code)
-		}
-	}
-	db.QueryLogFunc = nil
-	if len(counterSQL) != 3 || len(edgeSQL) != 3 {
-		t.Fatalf("captured %d counter and %d edge queries, want 3 and 3", len(counterSQL), len(edgeSQL))
-	}
-	// note: the counters, and the decided revisions of the edges with a
-	// model, are grouped by model version: a few rows, which may be sorted
-	plan := func(q string) []string {
-		grouped := strings.Contains(q, schema.ModelCountsTable) || strings.Contains(q, "'$.version'")
-		var rows []struct {
-			Detail string `db:"detail"`
-		}
-		if err := app.DB().NewQuery("EXPLAIN QUERY PLAN " + q).All(&rows); err != nil {
-			t.Fatal(err)
-		}
-		var lines []string
-		for _, r := range rows {
-			if strings.Contains(r.Detail, "TEMP B-TREE") && !(grouped && r.Detail == "USE TEMP B-TREE FOR GROUP BY") {
-				t.Errorf("the metrics sort their rows: %q", r.Detail)
-			}
-			lines = append(lines, r.Detail)
-		}
-		t.Logf("%s\n%s", q, strings.Join(lines, "\n"))
-		return lines
-	}
-	for _, q := range counterSQL {
-		if !strings.Contains(q, schema.ModelCountsTable) {
-			t.Errorf("byModel is not read with the counters: %s", q)
-		}
-		for _, line := range plan(q) {
-			if (strings.Contains(line, schema.MetricCountsTable) || strings.Contains(line, schema.ModelCountsTable)) &&
-				!strings.Contains(line, "USING PRIMARY KEY (organization=? AND client=? AND span=?") {
-				t.Errorf("counters not read by a seek on their span: %q", line)
-			}
-		}
-	}
-
-	for _, q := range edgeSQL {
-		covered := 0
-		for _, line := range plan(q) {
-			if strings.Contains(line, "revisions") {
-				if !strings.Contains(line, "USING COVERING INDEX idx_revisions_client_") &&
-					!strings.Contains(line, "USING COVERING INDEX "+schema.IdxRevisionsDecidedModel) {
-					t.Errorf("revisions not read from a covering index: %q", line)
-				}
-				covered++
-			}
-		}
-		if covered != 4 {
-			t.Errorf("want four covered searches in %s", q)
-		}
-		if !strings.Contains(strings.Join(plan(q), "\n"), "USING COVERING INDEX "+schema.IdxRevisionsDecidedModel) {
-			t.Errorf("decided revisions by model not read from their covering index: %s", q)
-		}
-	}
 }
 
 // withoutFieldMetrics drops corrected and byField (the members before

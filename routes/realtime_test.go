@@ -28,7 +28,7 @@ type realtimeEvent struct {
 // subscribeRevisions opens PocketBase's realtime stream (server-sent
 // events) with token, subscribes it to every revision and returns the
 // record messages as they come.
-func subscribeRevisions(t *testing.T, base, token string) <-chan realtimeEvent {
+func subscribeRevisions(t testing.TB, base, token string) <-chan realtimeEvent {
 	t.Helper()
 	res, err := http.Get(base + "/api/realtime")
 	if err != nil {

@@ -122,15 +122,25 @@ const (
 	// the reviewers' queue sorts and counts on (partial: status = 'pending')
 	IdxRevisionsPendingProduct = "idx_revisions_pending_product"
 	// a client's decided revisions that name a model, with the model
-	// (partial: accepted and rejected, with a model)
+	// (partial: accepted and rejected, with a model); replaced by
+	// IdxRevisionsDecidedEdges
 	IdxRevisionsDecidedModel = "idx_revisions_decided_model"
 	// an organization's decided revisions by client, with their confidence
 	// (partial: accepted and rejected)
 	IdxRevisionsDecidedTrends = "idx_revisions_decided_trends"
 	// a client's decided revisions by reviewedAt, with their decisionMask:
 	// the per-field metrics of a window's edges (partial: accepted and
-	// rejected)
+	// rejected); replaced by IdxRevisionsDecidedEdges
 	IdxRevisionsDecidedFields = "idx_revisions_decided_fields"
+	// a client's reverted revisions by reviewedAt, with what the metrics
+	// count of them: a window's edges and a rollback's selection (partial:
+	// status = 'reverted'); replaced by
+	// IdxRevisionsDecidedEdges
+	IdxRevisionsReverted = "idx_revisions_reverted"
+	// a client's decided revisions by reviewedAt, with everything the
+	// metrics count of them: status, band, reason, decisionMask and model
+	// (partial: accepted, rejected and reverted)
+	IdxRevisionsDecidedEdges = "idx_revisions_decided_edges"
 	// deliveries waiting for an attempt, by subscription and when, and by
 	// when alone (partial: status = 'pending')
 	IdxWebhookDeliveriesDue  = "idx_webhook_deliveries_due"

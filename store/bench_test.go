@@ -189,14 +189,14 @@ func BenchmarkLookup50(b *testing.B) {
 // BenchmarkSubmit1000 stores batches of 1000 validated proposals (match by
 // SKU, base snapshot, insert in one transaction), as POST /submissions
 // does after validation: for products the client has nothing pending for,
-// and with 30% of the items superseding the client's pending proposals (of
-// its previous batch). When the catalog runs out of fresh products, another
+// and with 30% and with all of the items superseding the client's pending
+// proposals (of its previous batch). When the catalog runs out of fresh products, another
 // client takes over, so the share holds.
 func BenchmarkSubmit1000(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		share float64
-	}{{"fresh", 0}, {"supersede30", 0.3}} {
+	}{{"fresh", 0}, {"supersede30", 0.3}, {"supersede100", 1}} {
 		b.Run(c.name, func(b *testing.B) {
 			env := newBenchEnv(b)
 			rng := rand.New(rand.NewPCG(5, 6))

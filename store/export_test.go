@@ -6,7 +6,7 @@ import "github.com/catalog-enrichment/enrichment/enrichment"
 // the revisions alone, with no counter: what the counters must agree with.
 func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
-	counts, err := s.addIndexed(org, client, w, f, &m)
+	counts, err := s.addEdges(org, client, []Window{w}, f, &m)
 	if err != nil {
 		return m, err
 	}
@@ -17,3 +17,10 @@ func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window, f Mod
 
 // CounterColumnNames are the metric counters' columns as the store writes them.
 func CounterColumnNames() []string { return counterNames("") }
+
+// MetricsStatements are the statements of a metrics window: over the
+// counters, then over the edges (unfiltered, filtered); and how many
+// bucket ranges and edge windows each reads.
+func MetricsStatements() (counters, edges []string, ranges, edgeWindows int) {
+	return []string{clientCountersSQL, modelDecisionsSQL, modelCountersSQL}, edgeStatements[:], maxRanges, maxEdges
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/core"
@@ -65,9 +66,15 @@ func (a *announcer) add(created, updated []int64) {
 	}
 }
 
+// liveDelay is how long the announcer waits before it loads what was
+// announced: the submission that announced it is still answering its
+// client, and whatever else is announced meanwhile joins the same load.
+const liveDelay = 50 * time.Millisecond
+
 // run sends what is queued until nothing is, then ends.
 func (a *announcer) run() {
 	for {
+		time.Sleep(liveDelay)
 		a.mu.Lock()
 		created, updated := a.created, a.updated
 		a.created, a.updated = nil, nil

@@ -18,7 +18,9 @@ import (
 // revisions by state, decided ones by confidence band and by reason. A
 // revision counts in the buckets of the moment that counts for its state
 // (created while pending, reviewedAt once decided, closedAt once superseded
-// or expired). They are kept in the transactions that change a revision's
+// or expired). A reverted revision counts as decided at its reviewedAt, as
+// rejected and as reverted, never as accepted. They are kept in the
+// transactions that change a revision's
 // state, so GET /acceptance-rate reads a bucket row per whole month, day
 // and hour of its window and only the partial hours at its edges from the
 // revisions' indexes (store/metrics.go).
@@ -63,10 +65,16 @@ type counterColumn struct{ name, counts string }
 // counterColumns are the columns of a bucket row, in table order; the
 // migration that made the table spells the same list out.
 var counterColumns = func() []counterColumn {
-	decided := "[[status]] IN ('accepted', 'rejected')"
+	decided := "[[status]] IN ('accepted', 'rejected', 'reverted')"
 	var cols []counterColumn
 	for _, s := range enrichment.Statuses {
-		cols = append(cols, counterColumn{s, "[[status]] = '" + s + "'"})
+		switch s {
+		case enrichment.StatusRejected:
+			cols = append(cols, counterColumn{s, "[[status]] IN ('rejected', 'reverted')"})
+		case enrichment.StatusReverted: // last: a later migration added it
+		default:
+			cols = append(cols, counterColumn{s, "[[status]] = '" + s + "'"})
+		}
 	}
 	for _, b := range enrichment.ConfidenceBands {
 		cols = append(cols,
@@ -96,7 +104,7 @@ var counterColumns = func() []counterColumn {
 			"(("+accepted+" AND "+correctedSQL(corrected)+") << (10 + "+i+"))")
 	}
 	decisionMaskSQL = strings.Join(maskParts, " | ")
-	return cols
+	return append(cols, counterColumn{enrichment.StatusReverted, "[[status]] = 'reverted'"})
 }()
 
 // decisionMaskSQL computes a decided revision's decisionMask
@@ -144,10 +152,14 @@ func (c counts) bump(name string, n int) {
 }
 
 // count adds n revisions of a status to c; only decided ones count by band
-// and reason.
+// and reason, and a reverted one counts as rejected too.
 func (c counts) count(status, band, reason string, n int) {
 	c.bump(status, n)
-	if status != enrichment.StatusAccepted && status != enrichment.StatusRejected {
+	switch status {
+	case enrichment.StatusReverted:
+		c.bump(enrichment.StatusRejected, n)
+	case enrichment.StatusAccepted, enrichment.StatusRejected:
+	default:
 		return
 	}
 	if band != "" {
@@ -196,6 +208,7 @@ func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
 		m.ByReason[i].Count += get(reasonColumn(m.ByReason[i].Reason))
 	}
 	m.Corrected += get("corrected")
+	m.Reverted += get(enrichment.StatusReverted)
 	for i := range m.ByField {
 		f := &m.ByField[i]
 		f.Proposed += get("proposed_" + f.Field)
@@ -338,13 +351,14 @@ func (s *Store) RecordDecision(org enrichment.Org, client int64, model []byte, c
 	fields enrichment.FieldMask, at time.Time) error {
 	d := metricDeltas{}
 	d.move(FormatID(client), storedModel(model), created.Time(), at, status, band, reason)
-	d.addFields(FormatID(client), storedModel(model), at, fields)
+	d.addFields(FormatID(client), storedModel(model), at, fields, 1)
 	return s.writeMetricDeltas(org, d)
 }
 
-// addFields counts one decision's fields at the moment at, in every span:
-// in the client's counters and, for a model, in the model's.
-func (d metricDeltas) addFields(client string, model modelKey, at time.Time, mask enrichment.FieldMask) {
+// addFields counts n decisions (n < 0: uncounts them) whose fields did
+// mask at the moment at, in every span: in the client's counters and, for
+// a model, in the model's.
+func (d metricDeltas) addFields(client string, model modelKey, at time.Time, mask enrichment.FieldMask, n int) {
 	for _, span := range []string{spanAll, spanMonth, spanDay, spanHour} {
 		b := bucket{client: client, span: span}
 		if span != spanAll {
@@ -355,7 +369,7 @@ func (d metricDeltas) addFields(client string, model modelKey, at time.Time, mas
 			if d[b] == nil {
 				d[b] = newCounts()
 			}
-			d[b].countFields(mask, 1)
+			d[b].countFields(mask, n)
 			if model == (modelKey{}) {
 				break
 			}
@@ -366,7 +380,8 @@ func (d metricDeltas) addFields(client string, model modelKey, at time.Time, mas
 // metricSpans are the counter spans with the SQL of their bucket's start,
 // from the moment that counts for a revision's state.
 var metricSpans = func() map[string]string {
-	const at = `CASE [[status]] WHEN 'pending' THEN [[created]] WHEN 'accepted' THEN [[reviewedAt]] WHEN 'rejected' THEN [[reviewedAt]] ELSE [[closedAt]] END`
+	const at = `CASE [[status]] WHEN 'pending' THEN [[created]] WHEN 'accepted' THEN [[reviewedAt]] WHEN 'rejected' THEN [[reviewedAt]]
+		WHEN 'reverted' THEN [[reviewedAt]] ELSE [[closedAt]] END`
 	return map[string]string{
 		spanAll:   "''",
 		spanMonth: "strftime('%Y-%m-01 00:00:00.000Z', " + at + ")",
@@ -385,7 +400,7 @@ func (s *Store) RecountMetrics(org enrichment.Org) error {
 	return s.Transaction(func(tx *Store) error {
 		// the decisions' masks too, which count a window's edges per field
 		_, err := tx.db().NewQuery(`UPDATE {{revisions}} SET [[decisionMask]] = ` + decisionMaskSQL + `
-			WHERE [[organization]] = {:org} AND [[status]] IN ('accepted', 'rejected')`).Bind(dbx.Params{"org": string(org)}).Execute()
+			WHERE [[organization]] = {:org} AND [[status]] IN ('accepted', 'rejected', 'reverted')`).Bind(dbx.Params{"org": string(org)}).Execute()
 		if err != nil {
 			return fmt.Errorf("recompute the decision masks of organization %s: %w", org, err)
 		}

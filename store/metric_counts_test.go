@@ -125,6 +125,28 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	if !slices.Equal(all.ByField, want) {
 		t.Errorf("by field %+v, want %+v", all.ByField, want)
 	}
+	if _, err := st.Rollback(f.A.Org, store.RollbackSelection{Revision: ids[0]}, "test", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	check("a rollback of one revision")
+	res, err := st.Rollback(f.A.Org, store.RollbackSelection{Client: f.A.Clients["both"], Window: store.Window{Since: time.Now().Add(-time.Hour)},
+		Model: store.ModelFilter{Name: "writer", Version: "2"}}, "test", time.Now())
+	if err != nil || res.Revisions != 1 {
+		t.Fatalf("rolled back %+v, %v; want the partial acceptance of writer 2", res, err)
+	}
+	check("a rollback of a model version's window, of a decision with a reason")
+	all, err = st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edge, err = st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: time.Now().Add(-time.Minute), Until: time.Now().Add(time.Minute)}, store.ModelFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(all.ByField, edge.ByField) || all.Reverted != 2 || edge.Reverted != 2 || all.Rejected != 3 || edge.Rejected != 3 ||
+		edge.ByReason[3] != all.ByReason[3] || all.ByReason[3].Count != 1 {
+		t.Errorf("after the rollbacks: counters %+v, index %+v", all, edge)
+	}
 	submit(f.A, enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(20), Fields: enrichment.Fields{Name: str("R2")}, Model: v1})
 	check("a supersession")
 	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(time.Now().AddDate(0, -5, 0))},

@@ -2,8 +2,6 @@ package store
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -18,29 +16,17 @@ type Window struct {
 	Since, Until time.Time
 }
 
-// metricsCount is one group of the metrics query: of the counts (Part
-// "count") or of the decided revisions by model ("model").
-type metricsCount struct {
-	Part    string `db:"part"`
-	Band    string `db:"band"`
-	Status  string `db:"status"`
-	Reason  string `db:"reason"`
-	N       int    `db:"n"`
-	Model   string `db:"mname"`
-	Version string `db:"mversion"`
-}
-
 // AcceptanceMetrics counts the revisions that API client submitted for org
 // within w: from the "all" counters when it is unbounded, else from the
 // counters of its whole months, days and hours (store/metric_counts.go)
-// and from the revisions' indexes for its partial hours at the edges. Its
-// cost does not grow with the revisions: at most about a hundred bucket
-// rows, and the index entries of two hours.
+// and from the revisions' indexes for its partial hours at the edges
+// (store/metrics_window.go). Its cost does not grow with the revisions: at
+// most about a hundred bucket rows per model version, and the index
+// entries of two hours, read by at most three statements prepared once.
 //
 // With a filter, every figure counts only the proposals of that model (the
-// model counters, and the same revisions at the edges). byModel is read in
-// the same statements as the rest: the model counters beside the client's,
-// and the decided revisions with a model beside the other edges.
+// model counters, and the same revisions at the edges). byModel comes from
+// the model counters and the decided revisions at the edges.
 func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
 	byModel, err := s.countWindow(org, client, w, f, &m)
@@ -92,18 +78,21 @@ func windowPlan(w Window) ([]bucketRange, []Window) {
 func (s *Store) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	ranges, edges := windowPlan(w)
 	var byModel []modelCount
-	for _, e := range edges {
-		found, err := s.addIndexed(org, client, e, f, m)
+	if len(edges) > 0 {
+		found, err := s.addEdges(org, client, edges, f, m)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("count the window's edges: %w", err)
 		}
-		byModel = append(byModel, found...)
+		byModel = found
 	}
 	if len(ranges) == 0 {
 		return byModel, nil
 	}
 	found, err := s.addCounters(org, client, ranges, f, m)
-	return append(byModel, found...), err
+	if err != nil {
+		return nil, fmt.Errorf("read counters: %w", err)
+	}
+	return append(byModel, found...), nil
 }
 
 // bucketRange is the buckets of one span whose start is in [from, to).
@@ -133,111 +122,6 @@ func cover(from, to time.Time, span string) []bucketRange {
 		return cover(from, to, finer[span])
 	}
 	return append(append(cover(from, start, finer[span]), bucketRange{span, start, end}), cover(end, to, finer[span])...)
-}
-
-// addCounters adds client's counters of the bucket ranges to m and returns
-// the model counters' decided revisions by model version, read in one
-// statement: a UNION ALL of one range seek per span on the primary key of
-// each table (an OR of the ranges would make SQLite read every bucket of
-// the client), grouped by model version ("" for the client's counters).
-// With a filter only the model counters are read, and they make m too.
-func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
-	params := dbx.Params{"org": string(org), "client": FormatID(client)}
-	names := strings.Join(counterNames(""), ", ")
-	var parts []string
-	if !f.active() {
-		for i, r := range ranges {
-			parts = append(parts, "SELECT '' AS [[model]], '' AS [[version]], "+names+" FROM "+schema.MetricCountsTable+rangeSQL(i, r, params))
-		}
-	}
-	filter := f.counterSQL(params)
-	for i, r := range ranges {
-		parts = append(parts, "SELECT [[model]], [[version]], "+names+" FROM "+schema.ModelCountsTable+rangeSQL(i, r, params)+filter)
-	}
-	sums := make([]string, len(counterColumns))
-	for i, c := range counterColumns {
-		sums[i] = "SUM(" + c.name + ")"
-	}
-	rows, err := s.db().NewQuery("SELECT [[model]], [[version]], " + strings.Join(sums, ", ") + " FROM (" +
-		strings.Join(parts, " UNION ALL ") + ") GROUP BY [[model]], [[version]]").Bind(params).Rows()
-	if err != nil {
-		return nil, fmt.Errorf("read counters: %w", err)
-	}
-	defer rows.Close()
-	var byModel []modelCount
-	for rows.Next() {
-		var name, version string
-		c, err := scanCounts(rows, &name, &version)
-		if err != nil {
-			return nil, fmt.Errorf("read counters: %w", err)
-		}
-		if name == "" || f.active() {
-			c.addTo(m)
-		}
-		if name != "" {
-			byModel = append(byModel,
-				modelCount{Name: name, Version: version, Status: enrichment.StatusAccepted, N: c[counterIndex[enrichment.StatusAccepted]]},
-				modelCount{Name: name, Version: version, Status: enrichment.StatusRejected, N: c[counterIndex[enrichment.StatusRejected]]})
-		}
-	}
-	return byModel, rows.Err()
-}
-
-// addIndexed counts client's revisions within w from the indexes, into m,
-// and returns the decided ones with a model by model version.
-func (s *Store) addIndexed(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
-	groups, err := s.metricsCounts(org, client, w, f)
-	if err != nil {
-		return nil, err
-	}
-	c := newCounts()
-	var byModel []modelCount
-	for _, g := range groups {
-		if g.Part == "model" {
-			byModel = append(byModel, modelCount{Name: g.Model, Version: g.Version, Status: g.Status, N: g.N})
-			continue
-		}
-		c.count(g.Status, g.Band, g.Reason, g.N)
-	}
-	masks, err := s.decisionMasks(org, client, w, f)
-	if err != nil {
-		return nil, err
-	}
-	for _, g := range masks {
-		c.countFields(g.Mask, g.N)
-	}
-	c.addTo(m)
-	return byModel, nil
-}
-
-// decisionMasks counts client's decided revisions within w (of the
-// filter's model) by decision mask, from the index that holds them
-// (migrations/1795274710_field_metrics.go): the per-field counts of a
-// window's edges. With a filter, the records of the edges are read too.
-func (s *Store) decisionMasks(org enrichment.Org, client int64, w Window, f ModelFilter) ([]struct {
-	Mask enrichment.FieldMask `db:"mask"`
-	N    int                  `db:"n"`
-}, error) {
-	params := dbx.Params{"org": string(org), "client": FormatID(client)}
-	where := "[[organization]] = {:org} AND [[apiClient]] = {:client} AND " + f.revisionSQL(params) + "[[status]] IN ('accepted', 'rejected')"
-	if !w.Since.IsZero() {
-		params["since"] = FormatTime(w.Since)
-		where += " AND [[reviewedAt]] > {:since}"
-	}
-	if !w.Until.IsZero() {
-		params["until"] = FormatTime(w.Until)
-		where += " AND [[reviewedAt]] < {:until}"
-	}
-	var out []struct {
-		Mask enrichment.FieldMask `db:"mask"`
-		N    int                  `db:"n"`
-	}
-	err := s.db().NewQuery("SELECT [[decisionMask]] AS [[mask]], COUNT(*) AS [[n]] FROM {{revisions}} INDEXED BY " +
-		schema.IdxRevisionsDecidedFields + " WHERE " + where + " GROUP BY [[decisionMask]]").Bind(params).All(&out)
-	if err != nil {
-		return nil, fmt.Errorf("count decisions by field: %w", err)
-	}
-	return out, nil
 }
 
 // Overview is the acceptance metrics of every API client of org that
@@ -284,69 +168,4 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 	}
 	out.All.Finish()
 	return out, nil
-}
-
-// metricsCounts counts the revisions of org's client within w from the
-// revisions themselves, by status, band and reason: the edges of a window
-// (see countWindow). The database does the counting, in one statement of
-// three parts, each answered from a covering index (see migrations/1795272800_review_loop.go), so no revision record is
-// read and the cost grows with the index entries in the window:
-//   - decided: grouped by status, band and reason in the index's own order
-//     (no sort); listing every band and reason value, "" included, turns the
-//     window into one range seek on reviewedAt per group;
-//   - pending: a plain count, by created;
-//   - superseded and expired: a count per status, by closedAt;
-//   - decided with a model: grouped by status and model version, for
-//     byModel, from the index of decided revisions with their model.
-//
-// With a filter, the first three parts also read the model of every
-// revision they count: the records of the edges, not only index entries.
-func (s *Store) metricsCounts(org enrichment.Org, client int64, w Window, f ModelFilter) ([]metricsCount, error) {
-	params := dbx.Params{"org": string(org), "pending": enrichment.StatusPending}
-	// note: confidenceBand and reason are select fields, so these are all
-	// their values
-	in := func(prefix string, values []string) string {
-		names := make([]string, len(values))
-		for i, v := range values {
-			names[i] = "{:" + prefix + strconv.Itoa(i) + "}"
-			params[prefix+strconv.Itoa(i)] = v
-		}
-		return "(" + strings.Join(names, ", ") + ")"
-	}
-	// note: the statuses are literals, which lets SQLite use the partial
-	// indexes of decided and of closed revisions
-	decided := []string{"[[status]] IN ('accepted', 'rejected')",
-		"[[confidenceBand]] IN " + in("band", append([]string{""}, enrichment.ConfidenceBands...)),
-		"[[reason]] IN " + in("reason", append([]string{""}, enrichment.Reasons...))}
-	pending := []string{"[[status]] = {:pending}"}
-	closed := []string{"[[status]] IN ('superseded', 'expired')"}
-	if !w.Since.IsZero() {
-		params["since"] = FormatTime(w.Since)
-		decided = append(decided, "[[reviewedAt]] > {:since}")
-		pending = append(pending, "[[created]] > {:since}")
-		closed = append(closed, "[[closedAt]] > {:since}")
-	}
-	if !w.Until.IsZero() {
-		params["until"] = FormatTime(w.Until)
-		decided = append(decided, "[[reviewedAt]] < {:until}")
-		pending = append(pending, "[[created]] < {:until}")
-		closed = append(closed, "[[closedAt]] < {:until}")
-	}
-	params["client"] = FormatID(client)
-	tenant := " FROM {{revisions}} WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND " + f.revisionSQL(params)
-	none := ", '', ''"
-	sql := "SELECT 'count' AS [[part]], [[status]], [[confidenceBand]] AS [[band]], [[reason]], COUNT(*) AS [[n]], '' AS [[mname]], '' AS [[mversion]]" +
-		tenant + strings.Join(decided, " AND ") + " GROUP BY [[status]], [[confidenceBand]], [[reason]]" +
-		" UNION ALL SELECT 'count', {:pending}, '', '', COUNT(*)" + none + tenant + strings.Join(pending, " AND ") +
-		" UNION ALL SELECT 'count', [[status]], '', '', COUNT(*)" + none + tenant + strings.Join(closed, " AND ") + " GROUP BY [[status]]" +
-		" UNION ALL SELECT 'model', [[status]], '', '', COUNT(*), COALESCE([[model]] ->> '$.name', ''), COALESCE([[model]] ->> '$.version', '')" +
-		// note: named: without statistics SQLite took the client's decided
-		// index there and read every record for its model
-		strings.Replace(tenant, "{{revisions}}", "{{revisions}} INDEXED BY "+schema.IdxRevisionsDecidedModel, 1) +
-		strings.Join(decided, " AND ") + " AND json_type([[model]]) = 'object' GROUP BY 2, 6, 7"
-	var counts []metricsCount
-	if err := s.db().NewQuery(sql).Bind(params).All(&counts); err != nil {
-		return nil, err
-	}
-	return counts, nil
 }

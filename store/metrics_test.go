@@ -51,7 +51,7 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 			band = enrichment.ConfidenceBand(conf)
 		}
 		switch status {
-		case enrichment.StatusAccepted, enrichment.StatusRejected:
+		case enrichment.StatusAccepted, enrichment.StatusRejected, enrichment.StatusReverted:
 			reviewed, closedAt = store.FormatTime(closed), store.FormatTime(closed)
 			if rng.IntN(2) == 0 {
 				reason = enrichment.Reasons[rng.IntN(len(enrichment.Reasons))]

@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/dbx"
@@ -17,21 +16,6 @@ type ModelFilter struct {
 
 func (f ModelFilter) active() bool { return f.Name != "" || f.Version != "" }
 
-// counterSQL is the filter's condition on the model counters, its values
-// bound in params; "" for none.
-func (f ModelFilter) counterSQL(params dbx.Params) string {
-	sql := ""
-	if f.Name != "" {
-		params["modelName"] = f.Name
-		sql += " AND [[model]] = {:modelName}"
-	}
-	if f.Version != "" {
-		params["modelVersion"] = f.Version
-		sql += " AND [[version]] = {:modelVersion}"
-	}
-	return sql
-}
-
 // revisionSQL is the filter's condition on revisions, followed by AND;
 // "" for none.
 func (f ModelFilter) revisionSQL(params dbx.Params) string {
@@ -43,19 +27,6 @@ func (f ModelFilter) revisionSQL(params dbx.Params) string {
 	if f.Version != "" {
 		params["modelVersion"] = f.Version
 		sql += "([[model]] ->> '$.version') = {:modelVersion} AND "
-	}
-	return sql
-}
-
-// rangeSQL is the WHERE clause of a client's counter rows in bucket range
-// number i, its values bound in params (which hold org and client).
-func rangeSQL(i int, r bucketRange, params dbx.Params) string {
-	n := strconv.Itoa(i)
-	params["span"+n] = r.span
-	sql := " WHERE [[organization]] = {:org} AND [[client]] = {:client} AND [[span]] = {:span" + n + "}"
-	if r.span != spanAll {
-		params["from"+n], params["to"+n] = FormatTime(r.from), FormatTime(r.to)
-		sql += " AND [[start]] >= {:from" + n + "} AND [[start]] < {:to" + n + "}"
 	}
 	return sql
 }

@@ -51,11 +51,15 @@ type revisionRow struct {
 	OverwrittenAttrs types.JSONRaw `db:"overwrittenAttributes"`
 	Corrections      types.JSONRaw `db:"corrections"`
 	FieldReasons     types.JSONRaw `db:"fieldReasons"`
+	// of a rollback (migrations/1795275100_rollback.go)
+	RevertedFields types.JSONRaw `db:"revertedFields"`
+	RevertedAttrs  types.JSONRaw `db:"revertedAttributes"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
 	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields",
-	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons"}
+	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons",
+	"revertedFields", "revertedAttributes"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -159,7 +163,8 @@ func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
 		ProposedAttributes: proposedAttributeNames(r.Proposed),
 		Approved:           decodeStrings(r.ApprovedFields), ApprovedAttributes: decodeStrings(r.ApprovedAttrs),
 		Superseded: decodeStrings(r.Superseded), SupersededAttributes: decodeStrings(r.SupersededAttrs),
-		Overwritten: decodeStrings(r.Overwritten), OverwrittenAttributes: decodeStrings(r.OverwrittenAttrs)}
+		Overwritten: decodeStrings(r.Overwritten), OverwrittenAttributes: decodeStrings(r.OverwrittenAttrs),
+		Reverted: decodeStrings(r.RevertedFields), RevertedAttributes: decodeStrings(r.RevertedAttrs)}
 	for key := range corrected {
 		rec.Corrected = append(rec.Corrected, key)
 	}

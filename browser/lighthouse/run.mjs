@@ -1,0 +1,50 @@
+// Lighthouse on the reviewers' page, signed in: puppeteer-core (which
+// Lighthouse brings) starts Debian's Chromium and signs the reviewer in
+// through the page's form; Lighthouse then audits the page in the same
+// browser without resetting its storage, at 1440×900 (the desktop preset)
+// and 390×844 (mobile, with Lighthouse's simulated slow CPU and network).
+// It prints the four categories' scores and the audits below full marks.
+//
+//	npm i (once, here)
+//	node run.mjs http://127.0.0.1:8090 reviewer@demo.example PASSWORD
+import puppeteer from 'puppeteer-core';
+import lighthouse from 'lighthouse';
+import desktop from 'lighthouse/core/config/desktop-config.js';
+
+const [base, email, password] = process.argv.slice(2);
+if (!password) {
+  console.error('usage: node run.mjs BASE_URL EMAIL PASSWORD');
+  process.exit(2);
+}
+const port = 9333;
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: 'new',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--remote-debugging-port=${port}`],
+});
+try {
+  const page = await browser.newPage();
+  await page.goto(`${base}/`);
+  await page.waitForSelector('#email', { visible: true });
+  await page.type('#email', email);
+  await page.type('#password', password);
+  await page.click('#signin-submit');
+  await page.waitForSelector('#queue-list .item');
+  const screens = [
+    ['1440x900', desktop, { screenEmulation: { mobile: false, width: 1440, height: 900, deviceScaleFactor: 1, disabled: false } }],
+    ['390x844', undefined, { formFactor: 'mobile', screenEmulation: { mobile: true, width: 390, height: 844, deviceScaleFactor: 3, disabled: false } }],
+  ];
+  for (const [name, config, flags] of screens) {
+    const { lhr } = await lighthouse(`${base}/`, { port, disableStorageReset: true, output: 'json', logLevel: 'error', ...flags }, config, page);
+    const signedIn = await page.evaluate(() => !document.querySelector('#queue-view').hidden);
+    const scores = Object.entries(lhr.categories).map(([k, c]) => `${k} ${Math.round(c.score * 100)}`).join(', ');
+    console.log(`${name}${signedIn ? ', signed in' : ', NOT signed in'}: ${scores}`);
+    for (const a of Object.values(lhr.audits)) {
+      if (a.score !== null && a.score < 1 && !['informative', 'manual', 'notApplicable'].includes(a.scoreDisplayMode)) {
+        console.log(`  ${a.id} ${a.score}${a.displayValue ? ` (${a.displayValue})` : ''}`);
+      }
+    }
+  }
+} finally {
+  await browser.close();
+}

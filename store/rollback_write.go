@@ -1,0 +1,215 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// productValuesRow is a product's enrichable values as stored.
+type productValuesRow struct {
+	ID          string        `db:"id"`
+	Name        string        `db:"name"`
+	Slug        string        `db:"slug"`
+	Description string        `db:"description"`
+	Attributes  types.JSONRaw `db:"attributes"`
+	Files       types.JSONRaw `db:"files"`
+}
+
+// revertedProduct is a product a chunk reverts values of.
+type revertedProduct struct {
+	values  *enrichment.ProductValues
+	changed bool
+}
+
+// revertChunk reverts rows (in that order) on the products, counting into
+// res and noting in restored the products with a value restored. Products
+// not in memo are read into it. Unless dryRun it writes every effect, in
+// the caller's transaction, and returns the ids of the reverted revisions.
+func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues,
+	restored map[string]bool, res *RollbackResult, dryRun bool, who string, now time.Time) ([]int64, error) {
+	if err := s.loadProductValues(org, rows, memo); err != nil {
+		return nil, err
+	}
+	products := map[string]*revertedProduct{}
+	type outcome struct {
+		row rollbackRow
+		did enrichment.Reverting
+	}
+	outcomes := make([]outcome, 0, len(rows))
+	for _, r := range rows {
+		rev, err := r.accepted()
+		if err != nil {
+			return nil, err
+		}
+		var did enrichment.Reverting
+		p := memo[r.Product]
+		did = enrichment.Revert(rev, p) // nil: the product is gone, every place a conflict
+		if p != nil && len(did.Fields) > 0 {
+			if products[r.Product] == nil {
+				products[r.Product] = &revertedProduct{values: p}
+			}
+			products[r.Product].changed = true
+			restored[r.Product] = true
+		}
+		res.Revisions++
+		res.Restored += did.Restored()
+		res.Conflicts += len(did.Conflicts)
+		outcomes = append(outcomes, outcome{r, did})
+	}
+	if dryRun {
+		return nil, nil
+	}
+	if err := s.writeRevertedProducts(org, products); err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(outcomes))
+	deltas := metricDeltas{}
+	mark := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'reverted', [[revertedAt]] = {:now},
+		[[revertedBy]] = {:who}, [[revertedFields]] = {:fields}, [[revertedAttributes]] = {:attrs}, [[decisionMask]] = {:mask},
+		[[updated]] = {:now} WHERE [[id]] = {:id} AND [[organization]] = {:org} AND [[status]] = 'accepted'`).Prepare()
+	defer mark.Close()
+	forget := s.db().NewQuery(`DELETE FROM {{` + schema.AcceptedValuesTable + `}} WHERE [[product]] = {:product}
+		AND [[field]] = {:field} AND [[attribute]] = {:attribute} AND [[revision]] = {:revision} AND [[organization]] = {:org}`).Prepare()
+	defer forget.Close()
+	stamp := FormatTime(now)
+	for i, o := range outcomes {
+		ids[i] = storedID(o.row.ID)
+		mask := enrichment.FieldMask(o.row.Mask)
+		fields, err := json.Marshal(orEmpty(o.did.Fields))
+		if err != nil {
+			return nil, err
+		}
+		var attrs any // NULL while none was restored
+		if len(o.did.Attributes) > 0 {
+			b, err := json.Marshal(o.did.Attributes)
+			if err != nil {
+				return nil, err
+			}
+			attrs = string(b)
+		}
+		done, err := mark.Bind(dbx.Params{"id": o.row.ID, "org": string(org), "now": stamp, "who": who,
+			"fields": string(fields), "attrs": attrs, "mask": int(mask.Undecided())}).Execute()
+		if err != nil {
+			return nil, fmt.Errorf("revert revision %s: %w", o.row.ID, err)
+		}
+		if n, _ := done.RowsAffected(); n != 1 {
+			return nil, fmt.Errorf("revert revision %s: it is no longer accepted", o.row.ID)
+		}
+		model, at := storedModel(o.row.Model), o.row.ReviewedAt.Time()
+		deltas.add(o.row.Client, model, at, enrichment.StatusAccepted, o.row.Band, o.row.Reason, -1)
+		deltas.add(o.row.Client, model, at, enrichment.StatusReverted, o.row.Band, o.row.Reason, 1)
+		deltas.addFields(o.row.Client, model, at, mask, -1)
+		deltas.addFields(o.row.Client, model, at, mask.Undecided(), 1)
+		for _, key := range revertedKeys(o.did) {
+			field, attribute, _ := enrichment.SplitKey(key)
+			_, err := forget.Bind(dbx.Params{"product": o.row.Product, "field": field, "attribute": attribute,
+				"revision": o.row.ID, "org": string(org)}).Execute()
+			if err != nil {
+				return nil, fmt.Errorf("forget the accepted %s of revision %s: %w", key, o.row.ID, err)
+			}
+		}
+	}
+	if err := s.writeMetricDeltas(org, deltas); err != nil {
+		return nil, err
+	}
+	return ids, s.queueRevisionEvents(org, enrichment.EventRevisionReverted, ids)
+}
+
+// revertedKeys are the places a reverting restored: its fields other than
+// attributes, and "attributes.NAME" for each attribute.
+func revertedKeys(did enrichment.Reverting) []string {
+	var out []string
+	for _, f := range did.Fields {
+		if f != "attributes" {
+			out = append(out, f)
+		}
+	}
+	for _, a := range did.Attributes {
+		out = append(out, enrichment.AttributeKey(a))
+	}
+	return out
+}
+
+// orEmpty is v, or an empty list for nil (stored as [], not null).
+func orEmpty(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// loadProductValues reads into memo the values of rows' products it does
+// not hold yet; a product that no longer exists stays absent.
+func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues) error {
+	var ids []string
+	for _, r := range rows {
+		if _, ok := memo[r.Product]; !ok && r.Product != "" && !slices.Contains(ids, r.Product) {
+			ids = append(ids, r.Product)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var products []productValuesRow
+	err := s.db().Select("id", "name", "slug", "description", "attributes", "files").From(schema.Products).
+		Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&products)
+	if err != nil {
+		return fmt.Errorf("read the products of a rollback: %w", err)
+	}
+	for _, p := range products {
+		memo[p.ID] = &enrichment.ProductValues{Name: p.Name, Slug: p.Slug, Description: p.Description,
+			Attributes: decodeAttributes(p.Attributes), Files: decodeStrings(p.Files)}
+	}
+	return nil
+}
+
+// writeRevertedProducts writes the restored values of the changed products
+// with a new update time: the change feed's trigger records each active
+// one, and the organization's generation moves (cached export pages).
+func (s *Store) writeRevertedProducts(org enrichment.Org, products map[string]*revertedProduct) error {
+	q := s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[name]] = {:name}, [[slug]] = {:slug},
+		[[description]] = {:description}, [[attributes]] = {:attributes}, [[files]] = {:files}, [[updated]] = {:now}
+		WHERE [[id]] = {:id} AND [[organization]] = {:org}`).Prepare()
+	defer q.Close()
+	ids := make([]string, 0, len(products))
+	for id, p := range products {
+		if p.changed {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids) // note: a fixed order, so the change feed lists them in one
+	// note: the time of the write, not the rollback's: a product restored
+	// again by a later chunk must move again for the change feed's trigger
+	stamp := FormatTime(time.Now())
+	for _, id := range ids {
+		v := products[id].values
+		attrs := v.Attributes
+		if attrs == nil {
+			attrs = []enrichment.StoredAttribute{}
+		}
+		attributes, err := json.Marshal(attrs)
+		if err != nil {
+			return fmt.Errorf("encode attributes of product %s: %w", id, err)
+		}
+		files, err := StringsJSON(v.Files)
+		if err != nil {
+			return err
+		}
+		_, err = q.Bind(dbx.Params{"id": id, "org": string(org), "name": v.Name, "slug": v.Slug, "description": v.Description,
+			"attributes": string(attributes), "files": files, "now": stamp}).Execute()
+		if err != nil {
+			return fmt.Errorf("restore product %s: %w", id, err)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.BumpGeneration(org)
+}
