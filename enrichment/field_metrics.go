@@ -53,7 +53,18 @@ func (m FieldMask) Applied(i int) bool { return m&(1<<(5+i)) != 0 }
 func (m FieldMask) Corrected(i int) bool { return m&(1<<(10+i)) != 0 }
 
 // AnyCorrected reports whether the decision corrected anything.
-func (m FieldMask) AnyCorrected() bool { return m>>10 != 0 }
+func (m FieldMask) AnyCorrected() bool { return m&(0x1f<<10) != 0 }
+
+// ByPolicy is the mask's bit of a decision a trust policy made, so the
+// metrics' edges count autoAccepted from the same index as the fields.
+const ByPolicy FieldMask = 1 << 15
+
+// Clean is the mask of places in EnrichableFields applied without
+// correction.
+func (m FieldMask) Clean() int { return int(m>>5) & 0x1f &^ (int(m>>10) & 0x1f) }
+
+// ProposedFields is the mask of places in EnrichableFields proposed.
+func (m FieldMask) ProposedFields() int { return int(m) & 0x1f }
 
 // Undecided is the mask with only what was proposed: what a reverted
 // revision counts, as a rejected one does.

@@ -16,6 +16,8 @@ type AcceptanceMetrics struct {
 	Corrected        int             `json:"corrected"` // reviewed revisions with a correction; also accepted
 	Reverted         int             `json:"reverted"`  // accepted, then rolled back; also rejected
 	ByField          []FieldMetrics  `json:"byField"`   // one per enrichable field, in API order
+	// accepted revisions a trust policy decided; also accepted and reviewed
+	AutoAccepted int `json:"autoAccepted"`
 	// ByModel is in GET /acceptance-rate only (nil elsewhere): each model
 	// version with a reviewed proposal in the window, by name then version.
 	ByModel []ModelMetrics `json:"byModel,omitzero"`
@@ -76,6 +78,7 @@ func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 		m.ByReason[i].Count += o.ByReason[i].Count
 	}
 	m.Corrected += o.Corrected
+	m.AutoAccepted += o.AutoAccepted
 	m.Reverted += o.Reverted
 	for i := range m.ByField {
 		m.ByField[i].Proposed += o.ByField[i].Proposed

@@ -14,13 +14,15 @@ const (
 
 // RevisionItem is a revision as the API client that submitted it sees it.
 type RevisionItem struct {
-	ID           int64         `json:"id"`
-	SKU          string        `json:"sku"`
-	ProductID    *int64        `json:"productId"`  // nil once the product is gone
-	Confidence   *int          `json:"confidence"` // nil when submitted without
-	Status       string        `json:"status"`
-	SubmittedAt  string        `json:"submittedAt"`
-	ReviewedAt   *string       `json:"reviewedAt"`   // nil unless a reviewer decided
+	ID          int64   `json:"id"`
+	SKU         string  `json:"sku"`
+	ProductID   *int64  `json:"productId"`  // nil once the product is gone
+	Confidence  *int    `json:"confidence"` // nil when submitted without
+	Status      string  `json:"status"`
+	SubmittedAt string  `json:"submittedAt"`
+	ReviewedAt  *string `json:"reviewedAt"` // nil unless a reviewer decided
+	// who decided: DecidedByReviewer or DecidedByPolicy; nil unless decided
+	DecidedBy    *string       `json:"decidedBy"`
 	ClosedAt     *string       `json:"closedAt"`     // nil while pending
 	SupersededBy *int64        `json:"supersededBy"` // the newer revision, when superseded
 	Reason       *string       `json:"reason"`       // given with a decision, else nil

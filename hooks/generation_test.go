@@ -7,6 +7,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
@@ -65,6 +66,32 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 		return id
 	}
 
+	// a trust policy, and a revision it accepts and draws for audit
+	var policy, accepted string
+	createPolicy := func() error {
+		c, err := app.FindCollectionByNameOrId("trust_policies")
+		if err != nil {
+			return err
+		}
+		r := core.NewRecord(c)
+		r.Load(map[string]any{"organization": string(org), "apiClient": store.FormatID(f.A.Clients["submit"]), "fields": []string{"name"}})
+		err = app.Save(r)
+		policy = r.Id
+		return err
+	}
+	policyAccepts := func() error {
+		res, err := st.Submit(org, f.A.Clients["submit"], []enrichment.Proposal{
+			{SKU: "BULK-0001", Fields: enrichment.Fields{Name: ptr("Bulk, better")}}}, store.SubmitOptions{})
+		if err != nil {
+			return err
+		}
+		accepted = store.FormatID(*res[0].RevisionID)
+		return save("revisions", accepted, func(r *core.Record) {
+			r.Set("status", enrichment.StatusAccepted)
+			hooks.MarkPolicy(r, policy, true)
+		})
+	}
+
 	newID, err := enrichment.ParseID(revNew)
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +136,11 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 			return save("api_clients", store.FormatID(f.A.Clients["revoked"]), func(r *core.Record) { r.Set("active", false) })
 		}, true},
 		{"submission superseding a pending proposal (revisions only)", submit, false},
+		{"a trust policy created (no cached answer reads policies)", createPolicy, false},
+		{"a trust policy's acceptance applying fields", policyAccepts, true},
+		{"an audit closed (revisions only)", func() error {
+			return save("revisions", accepted, func(r *core.Record) { r.Set("audit", enrichment.AuditConfirmed) })
+		}, false},
 		{"expiry (revisions only)", func() error {
 			n, err := st.ExpireOverdue(time.Now().Add(10 * 365 * 24 * time.Hour))
 			if err == nil && n == 0 {

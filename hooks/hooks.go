@@ -18,6 +18,7 @@ func Register(app core.App) {
 	hideFromEveryone(app, schema.Webhooks, "secret") // sealed, and still never shown
 	registerProducts(app)
 	registerRevisions(app)
+	registerTrustPolicies(app)
 }
 
 // recordID reads the numeric id of a record of ours.

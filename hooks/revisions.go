@@ -33,13 +33,30 @@ const deciderKey = "@enrichmentDecider"
 // systemDecider is the reviewer recorded for decisions saved by Go code.
 const systemDecider = "system"
 
+// policyKey is the custom (never stored) record data in which a trust
+// policy's acceptance names the policy to the decision hook (MarkPolicy).
+const policyKey = "@enrichmentPolicy"
+
+// policyMark is what a trust policy's acceptance tells the decision hook.
+type policyMark struct {
+	ID    string // the policy
+	Audit bool   // drawn for audit
+}
+
+// MarkPolicy makes the next save of rev, from Go code, a decision by the
+// trust policy id (decidedBy "policy"), drawn for audit when audit.
+func MarkPolicy(rev *core.Record, id string, audit bool) {
+	rev.Set(policyKey, policyMark{ID: id, Audit: audit})
+}
+
 // decisionFields may be changed by whoever decides, with the decision;
 // serverFields are set by the server alone, so values sent for them are
 // dropped.
 var (
 	decisionFields = []string{"status", "approvedFields", "reason", "comment", "corrections", "fieldReasons"}
 	serverFields   = []string{"reviewedAt", "reviewer", "closedAt", "supersededBy", "supersededFields",
-		"approvedAttributes", "supersededAttributes", "overwrittenAttributes", "decisionMask"}
+		"approvedAttributes", "supersededAttributes", "overwrittenAttributes", "decisionMask",
+		"decidedBy", "policy", "audit", "auditedAt", "auditedBy"}
 )
 
 // registerRevisions makes updating a revision the review decision: the state
@@ -63,10 +80,26 @@ func registerRevisions(app core.App) {
 	app.OnRecordUpdate(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
-			decided := false
+			decided, reverted := false, false
 			err := inTransaction(e, func(txApp core.App) error {
-				var err error
-				if decided, err = decide(txApp, e.Record); err != nil {
+				// note: re-read inside the transaction, so two concurrent
+				// decisions cannot both start from "pending"
+				stored, err := txApp.FindRecordById(e.Record.Collection(), e.Record.Id)
+				if err != nil {
+					return fmt.Errorf("reload revision %s: %w", e.Record.Id, err)
+				}
+				closing, err := closesAudit(txApp, stored, e.Record)
+				if err != nil {
+					return err
+				}
+				if closing { // an audit's close, not a decision (hooks/audits.go)
+					if err := e.Next(); err != nil {
+						return err
+					}
+					reverted, err = afterAudit(txApp, e.Record)
+					return err
+				}
+				if decided, err = decide(txApp, stored, e.Record); err != nil {
 					return err
 				}
 				if err := e.Next(); err != nil || !decided {
@@ -84,13 +117,25 @@ func registerRevisions(app core.App) {
 				if err != nil {
 					return err
 				}
+				if r.GetString("decidedBy") == enrichment.DecidedByReviewer { // a person's: the trust policies' measurement
+					var confidence *int
+					if r.GetString("confidenceBand") != "" {
+						c := r.GetInt("confidence")
+						confidence = &c
+					}
+					err := st.RecordTrustDecision(org, client, r.GetString("product"), confidence,
+						enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
+					if err != nil {
+						return err
+					}
+				}
 				id, err := recordID(r)
 				if err != nil {
 					return err
 				}
 				return st.QueueRevisionEvent(org, id, r.GetString("status"))
 			})
-			if err == nil && decided {
+			if err == nil && (decided || reverted) {
 				webhooks.Notify(e.App)
 			}
 			// an overdue revision is refused, then expired, in a transaction
@@ -223,16 +268,11 @@ func decider(auth *core.Record) string {
 	return auth.Collection().Name + ":" + who
 }
 
-// decide checks the update of rev against the stored revision and, for a
-// decision, applies it: rev is then ready to be saved; decided tells
-// whether it is a decision. Only app (the transaction) is used.
-func decide(app core.App, rev *core.Record) (decided bool, err error) {
-	// note: re-read inside the transaction, so two concurrent decisions
-	// cannot both start from "pending"
-	stored, err := app.FindRecordById(rev.Collection(), rev.Id)
-	if err != nil {
-		return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
-	}
+// decide checks the update of rev against stored (the revision as read in
+// the transaction) and, for a decision, applies it: rev is then ready to
+// be saved; decided tells whether it is a decision. Only app (the
+// transaction) is used.
+func decide(app core.App, stored, rev *core.Record) (decided bool, err error) {
 	if err := checkReadOnly(app, stored, rev); err != nil {
 		return false, err
 	}
@@ -298,6 +338,16 @@ func decide(app core.App, rev *core.Record) (decided bool, err error) {
 	rev.Set("reviewedAt", at)
 	rev.Set("closedAt", at)
 	rev.Set("reviewer", who)
+	rev.Set("decidedBy", enrichment.DecidedByReviewer)
+	if mark, ok := rev.GetRaw(policyKey).(policyMark); ok && !fromRequest {
+		rev.Set("decidedBy", enrichment.DecidedByPolicy)
+		rev.Set("policy", mark.ID)
+		rev.Set("reviewer", "policy:"+mark.ID)
+		rev.Set("decisionMask", rev.GetInt("decisionMask")|int(enrichment.ByPolicy))
+		if mark.Audit {
+			rev.Set("audit", enrichment.AuditPending)
+		}
+	}
 	return true, nil
 }
 

@@ -3,6 +3,10 @@ package migrations_test
 import (
 	"testing"
 
+	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/pocketbase/core"
+
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -27,7 +31,39 @@ func TestDeleteOrganization(t *testing.T) {
 		}
 	}
 
-	collections := []string{"api_clients", "attribute_templates", "attribute_options", "brands", "products", "revisions"}
+	// A has a trust policy that decided a revision, and a person's decision
+	policies, err := app.FindCollectionByNameOrId("trust_policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := core.NewRecord(policies)
+	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": store.FormatID(f.A.Clients["submit"]), "fields": []string{"name"}})
+	if err := app.Save(policy); err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.Submit(f.A.Org, f.A.Clients["submit"], []enrichment.Proposal{{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []int64{*res[0].RevisionID, firstRevision(t, app, f.A.Org)} {
+		rev, err := app.FindRecordById("revisions", store.FormatID(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev.Set("status", enrichment.StatusAccepted)
+		if i == 0 {
+			hooks.MarkPolicy(rev, policy.Id, true)
+		}
+		if err := app.Save(rev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := app.Delete(policy); err == nil {
+		t.Error("a policy that decided a revision was deleted")
+	}
+
+	collections := []string{"api_clients", "attribute_templates", "attribute_options", "brands", "products", "revisions",
+		"trust_policies", schema.TrustCountsTable}
 	count := func(c string, org enrichment.Org) int {
 		var n int
 		if err := app.DB().Select("COUNT(*)").From(c).Where(dbx.HashExp{"organization": string(org)}).Row(&n); err != nil {
@@ -55,7 +91,25 @@ func TestDeleteOrganization(t *testing.T) {
 			t.Errorf("%s: the other organization has %d, had %d", c, n, before[c])
 		}
 	}
+	if n := count(schema.TrustCountsTable, f.A.Org); n != 0 {
+		t.Errorf("trust counters of A left: %d", n)
+	}
 	if before["revisions"] != 1 || before["products"] == 0 {
 		t.Errorf("fixture of B: %v", before)
 	}
+}
+
+// firstRevision is the id of org's oldest revision.
+func firstRevision(t *testing.T, app core.App, org enrichment.Org) int64 {
+	t.Helper()
+	var id string
+	err := app.DB().Select("id").From("revisions").Where(dbx.HashExp{"organization": string(org)}).OrderBy("CAST(id AS INTEGER)").Limit(1).Row(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := enrichment.ParseID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

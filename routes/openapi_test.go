@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	reviewhooks "github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/catalog-enrichment/enrichment/webhooks"
@@ -524,4 +525,40 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		want: []string{`"outcome":"decided"`, `"outcome":"refused"`}})
 	oaCheck(t, d, h, oaCase{name: "a group decision of nothing", op: decisions, token: token, status: 400, body: `{"decisions":[]}`})
 	oaCheck(t, d, h, oaCase{name: "a group decision with an API key", op: decisions, key: both, status: 401, body: `{}`})
+
+	// a revision a trust policy accepted and drew for audit
+	policies, err := app.FindCollectionByNameOrId("trust_policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := core.NewRecord(policies)
+	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": fmt.Sprint(f.A.Clients["both"]), "fields": []string{"name"}})
+	if err := app.Save(policy); err != nil {
+		t.Fatal(err)
+	}
+	res, err := store.New(app).Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{
+		{SKU: "SKU-1", Confidence: &confident, Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited, err := app.FindRecordById("revisions", fmt.Sprint(*res[0].RevisionID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited.Set("status", "accepted")
+	reviewhooks.MarkPolicy(audited, policy.Id, true)
+	if err := app.Save(audited); err != nil {
+		t.Fatal(err)
+	}
+	audits, closeAudit := "GET /api/enrichment/review/audits", "POST /api/enrichment/review/audits/{id}"
+	oaCheck(t, d, h, oaCase{name: "the audit queue", op: audits, token: token, status: 200, want: []string{`"audit":"pending"`}})
+	oaCheck(t, d, h, oaCase{name: "the audit queue, bad paging", op: audits, url: "/api/enrichment/review/audits?page=-1", token: token, status: 400})
+	oaCheck(t, d, h, oaCase{name: "the audit queue with an API key", op: audits, key: both, status: 401})
+	closeURL := "/api/enrichment/review/audits/" + audited.Id
+	oaCheck(t, d, h, oaCase{name: "an audit closed with nonsense", op: closeAudit, url: closeURL, token: token, status: 400, body: `{"audit":"maybe"}`})
+	oaCheck(t, d, h, oaCase{name: "an audit confirmed", op: closeAudit, url: closeURL, token: token, status: 200, body: `{"audit":"confirmed"}`,
+		want: []string{`"audit":"confirmed"`, `"auditedBy":"superuser:`}})
+	oaCheck(t, d, h, oaCase{name: "an audit closed twice", op: closeAudit, url: closeURL, token: token, status: 400, body: `{"audit":"confirmed"}`})
+	oaCheck(t, d, h, oaCase{name: "an unknown revision's audit", op: closeAudit, url: "/api/enrichment/review/audits/999999", token: token, status: 404,
+		body: `{"audit":"confirmed"}`})
 }

@@ -141,8 +141,12 @@ func TestRevisionsList(t *testing.T) {
 		if attrs == "" {
 			attrs = "{}"
 		}
-		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s,"issues":[],"model":null,"sources":[],"attributes":%s,"corrections":null,"fieldReasons":null}`,
-			ids[n-1], sku, product, confidence, status, submitted, reviewed, reviewed, fields, attrs)
+		decidedBy := "null"
+		if status == "accepted" || status == "rejected" {
+			decidedBy = `"reviewer"`
+		}
+		return fmt.Sprintf(`{"id":%d,"sku":%q,"productId":%v,"confidence":%v,"status":%q,"submittedAt":%q,"reviewedAt":%v,"decidedBy":%s,"closedAt":%v,"supersededBy":null,"reason":null,"comment":null,"fields":%s,"issues":[],"model":null,"sources":[],"attributes":%s,"corrections":null,"fieldReasons":null}`,
+			ids[n-1], sku, product, confidence, status, submitted, reviewed, decidedBy, reviewed, fields, attrs)
 	}
 	p1, pm := f.A.Products["SKU-1"], f.A.Products["SKU-M"]
 	q := func(params ...string) string {

@@ -38,7 +38,7 @@ type route struct {
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
 	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
-		changeRoutes, webhookRoutes, overviewRoutes, queueRoutes, reviewGroupRoutes, rollbackRoutes)
+		changeRoutes, webhookRoutes, overviewRoutes, queueRoutes, reviewGroupRoutes, rollbackRoutes, auditRoutes)
 }
 
 // Register serves the enrichment API on app.

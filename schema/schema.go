@@ -150,3 +150,21 @@ const (
 // NumericIDPattern is the record id of every collection whose id the API
 // shows as a number: a decimal integer in 1 .. 2^53-1 (at most 16 digits).
 const NumericIDPattern = `^[1-9][0-9]{0,15}$`
+
+// Trust policies (migrations/1795275000_trust_policies.go).
+const (
+	// TrustPolicies is the collection of the organizations' trust policies.
+	TrustPolicies = "trust_policies"
+	// TrustCountsTable counts the revisions people decided per client,
+	// product template, confidence, day of the decision, proposed fields
+	// and fields applied without correction: the policies' measurement.
+	TrustCountsTable = "_enrichment_trust_counts"
+	// TrustCountsOrgTrigger forgets an organization's trust counters with it.
+	TrustCountsOrgTrigger = "enrichment_trust_counts_org_delete"
+	// IdxRevisionsAudit holds an organization's audited revisions by audit
+	// state (partial: audit != ''): the audit queue.
+	IdxRevisionsAudit = "idx_revisions_audit"
+	// IdxRevisionsPolicyAudits holds a policy's closed audits by closing
+	// time: the suspension rule's window.
+	IdxRevisionsPolicyAudits = "idx_revisions_policy_audits"
+)

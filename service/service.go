@@ -34,7 +34,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	// schema changes come only from the Go migrations in migrations/
 	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{Automigrate: false})
 
-	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true})
+	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true})
 	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app
 }

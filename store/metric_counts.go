@@ -103,6 +103,9 @@ var counterColumns = func() []counterColumn {
 		maskParts = append(maskParts, "(("+proposed+") << "+i+")", "(("+applied+") << (5 + "+i+"))",
 			"(("+accepted+" AND "+correctedSQL(corrected)+") << (10 + "+i+"))")
 	}
+	// decisions a trust policy made (enrichment.ByPolicy)
+	cols = append(cols, counterColumn{"autoAccepted", accepted + " AND [[decidedBy]] = 'policy'"})
+	maskParts = append(maskParts, "(("+accepted+" AND COALESCE([[decidedBy]], '') = 'policy') << 15)")
 	decisionMaskSQL = strings.Join(maskParts, " | ")
 	return append(cols, counterColumn{enrichment.StatusReverted, "[[status]] = 'reverted'"})
 }()
@@ -178,6 +181,9 @@ func (c counts) countFields(mask enrichment.FieldMask, n int) {
 	if mask.AnyCorrected() {
 		c.bump("corrected", n)
 	}
+	if mask&enrichment.ByPolicy != 0 { // a policy only accepts
+		c.bump("autoAccepted", n)
+	}
 	for i, f := range enrichment.EnrichableFields {
 		if mask.Proposed(i) {
 			c.bump("proposed_"+f, n)
@@ -208,6 +214,7 @@ func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
 		m.ByReason[i].Count += get(reasonColumn(m.ByReason[i].Reason))
 	}
 	m.Corrected += get("corrected")
+	m.AutoAccepted += get("autoAccepted")
 	m.Reverted += get(enrichment.StatusReverted)
 	for i := range m.ByField {
 		f := &m.ByField[i]
@@ -429,7 +436,7 @@ func (s *Store) RecountMetrics(org enrichment.Org) error {
 				return fmt.Errorf("count the revisions of organization %s by model: %w", org, err)
 			}
 		}
-		return nil
+		return tx.recountTrust(org) // the trust policies' counters (store/trust.go)
 	})
 }
 

@@ -54,12 +54,14 @@ type revisionRow struct {
 	// of a rollback (migrations/1795275100_rollback.go)
 	RevertedFields types.JSONRaw `db:"revertedFields"`
 	RevertedAttrs  types.JSONRaw `db:"revertedAttributes"`
+	// of trust policies (migrations/1795275000_trust_policies.go)
+	DecidedBy string `db:"decidedBy"`
 }
 
 var revisionColumns = []string{"id", "sku", "product", "confidence", "confidenceBand", "status", "created", "reviewedAt",
 	"closedAt", "proposed", "approvedFields", "supersededFields", "supersededBy", "reason", "comment", "overwrittenFields",
 	"issues", "model", "sources", "approvedAttributes", "supersededAttributes", "overwrittenAttributes", "corrections", "fieldReasons",
-	"revertedFields", "revertedAttributes"}
+	"revertedFields", "revertedAttributes", "decidedBy"}
 
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
@@ -122,6 +124,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		SubmittedAt: apiTime(r.Created),
 		ReviewedAt:  optionalTime(r.ReviewedAt),
 		ClosedAt:    optionalTime(r.ClosedAt),
+		DecidedBy:   nullIfEmpty(r.decidedBy()),
 		Reason:      nullIfEmpty(r.Reason),
 		Comment:     nullIfEmpty(r.Comment),
 		Issues:      []enrichment.Issue{},
@@ -153,6 +156,16 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		it.SupersededBy = &id
 	}
 	return it
+}
+
+// decidedBy is who decided the revision: as recorded, or "reviewer" for a
+// decision recorded without it (as the migration that added it says of the
+// decisions before it); "" while nobody decided.
+func (r revisionRow) decidedBy() string {
+	if r.DecidedBy == "" && (r.Status == enrichment.StatusAccepted || r.Status == enrichment.StatusRejected) {
+		return enrichment.DecidedByReviewer
+	}
+	return r.DecidedBy
 }
 
 // outcomes lists each proposed field and each proposed attribute with

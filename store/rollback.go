@@ -5,6 +5,7 @@ import (
 	"encoding/json/v2"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -86,15 +87,11 @@ func (r rollbackRow) accepted() (enrichment.AcceptedRevision, error) {
 	return rev, err
 }
 
-// rollbackCursor is where the previous chunk ended, in selection order.
-type rollbackCursor struct {
-	reviewedAt string
-	id         int64
-}
-
 // Rollback reverts org's revisions that sel selects, as who (recorded as
-// revertedBy), at now, and answers what it did. Outside a transaction each
-// chunk of enrichment.MaxRollbackChunk revisions commits on its own and
+// revertedBy), at now, and answers what it did. The selection is read once,
+// newest decision first; each chunk of enrichment.MaxRollbackChunk of it
+// is read again in its transaction (a revision no longer accepted there is
+// left out). Outside a transaction each chunk commits on its own and
 // realtime subscribers hear of it; on a store bound to a transaction (a
 // hook deciding an audit, say) every chunk is written in that transaction,
 // and the caller announces the revisions in the result after its commit.
@@ -107,24 +104,23 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 	if sel.Window.Until.IsZero() || sel.Window.Until.After(now) {
 		sel.Window.Until = now.Add(time.Millisecond)
 	}
-	var cursor *rollbackCursor
-	for {
+	selected, err := s.rollbackSelect(org, sel)
+	if err != nil {
+		return res, fmt.Errorf("roll back revisions of organization %s: %w", org, err)
+	}
+	for ids := range slices.Chunk(selected, enrichment.MaxRollbackChunk) {
 		var chunk []int64
-		var next *rollbackCursor
 		work := func(tx *Store) error {
-			rows, err := tx.rollbackSelect(org, sel, cursor)
+			rows, err := tx.rollbackRows(org, ids)
 			if err != nil || len(rows) == 0 {
 				return err
 			}
-			last := rows[len(rows)-1]
-			next = &rollbackCursor{reviewedAt: last.ReviewedAt.String(), id: storedID(last.ID)}
 			if !sel.DryRun {
 				clear(memo) // products are read again in each chunk's transaction
 			}
 			chunk, err = tx.revertChunk(org, rows, memo, restored, &res, sel.DryRun, who, now)
 			return err
 		}
-		var err error
 		if sel.DryRun || s.app.IsTransactional() {
 			err = work(s)
 		} else {
@@ -135,58 +131,50 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 		}
 		res.Reverted = append(res.Reverted, chunk...)
 		s.announceRevisions(nil, chunk)
-		if next == nil || sel.Revision != 0 {
-			break
-		}
-		cursor = next
 	}
 	res.Products = len(restored)
 	return res, nil
 }
 
-// rollbackSelect reads the next chunk of the selected revisions after
-// cursor, newest decision first, from the index of decided revisions by
-// client and reviewedAt.
-func (s *Store) rollbackSelect(org enrichment.Org, sel RollbackSelection, cursor *rollbackCursor) ([]rollbackRow, error) {
+// rollbackSelect lists the ids of the revisions sel selects, newest
+// decision first, from the index of decided revisions by client and
+// reviewedAt.
+func (s *Store) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]string, error) {
 	params := dbx.Params{"org": string(org)}
-	var where string
+	var q string
 	if sel.Revision != 0 {
 		params["id"] = FormatID(sel.Revision)
-		where = "[[id]] = {:id} AND [[organization]] = {:org} AND [[status]] = 'accepted'"
+		q = "SELECT [[id]] FROM {{" + schema.Revisions + "}} WHERE [[id]] = {:id} AND [[organization]] = {:org} AND [[status]] = 'accepted'"
 	} else {
 		params["client"], params["since"], params["until"] = FormatID(sel.Client), FormatTime(sel.Window.Since), FormatTime(sel.Window.Until)
 		// note: the index's own condition, literally, lets SQLite use it
-		where = "[[organization]] = {:org} AND [[apiClient]] = {:client} AND " + sel.Model.revisionSQL(params) +
-			"[[status]] IN ('accepted', 'rejected', 'reverted') AND +[[status]] = 'accepted' AND [[reviewedAt]] > {:since} AND [[reviewedAt]] < {:until}"
-		if cursor != nil {
-			params["at"], params["after"] = cursor.reviewedAt, cursor.id
-			where += " AND ([[reviewedAt]] < {:at} OR [[reviewedAt]] = {:at} AND CAST([[id]] AS INTEGER) < {:after})"
-		}
+		q = "SELECT [[id]] FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsDecidedEdges +
+			" WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND " + sel.Model.revisionSQL(params) +
+			"[[status]] IN ('accepted', 'rejected', 'reverted') AND +[[status]] = 'accepted' AND [[reviewedAt]] > {:since} AND [[reviewedAt]] < {:until}" +
+			" ORDER BY [[reviewedAt]] DESC, CAST([[id]] AS INTEGER) DESC"
 	}
-	from := "{{" + schema.Revisions + "}}"
-	if sel.Revision == 0 {
-		from += " INDEXED BY " + schema.IdxRevisionsDecidedEdges
-	}
-	var rows []rollbackRow
-	err := s.db().NewQuery("SELECT " + quoteColumns(rollbackColumns) + " FROM " + from + " WHERE " + where +
-		" ORDER BY [[reviewedAt]] DESC, CAST([[id]] AS INTEGER) DESC LIMIT " + fmt.Sprint(enrichment.MaxRollbackChunk)).
-		Bind(params).All(&rows)
-	if err != nil {
+	var ids []string
+	if err := s.db().NewQuery(q).Bind(params).Column(&ids); err != nil {
 		return nil, fmt.Errorf("select accepted revisions: %w", err)
 	}
-	return rows, nil
+	return ids, nil
 }
 
-// quoteColumns lists columns for a hand-written SELECT.
-func quoteColumns(columns []string) string {
-	out := ""
-	for i, c := range columns {
-		if i > 0 {
-			out += ", "
-		}
-		out += "[[" + c + "]]"
+// rollbackRows reads those of org's revisions ids that are still accepted,
+// in the order of ids.
+func (s *Store) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, error) {
+	var rows []rollbackRow
+	err := s.db().Select(rollbackColumns...).From(schema.Revisions).
+		Where(dbx.HashExp{"organization": string(org), "status": enrichment.StatusAccepted}).AndWhere(in("id", ids)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("read accepted revisions: %w", err)
 	}
-	return out
+	place := make(map[string]int, len(ids))
+	for i, id := range ids {
+		place[id] = i
+	}
+	slices.SortFunc(rows, func(a, b rollbackRow) int { return place[a.ID] - place[b.ID] })
+	return rows, nil
 }
 
 // RevisionOrganization is the organization of a revision;

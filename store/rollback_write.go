@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json/v2"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -22,12 +23,6 @@ type productValuesRow struct {
 	Files       types.JSONRaw `db:"files"`
 }
 
-// revertedProduct is a product a chunk reverts values of.
-type revertedProduct struct {
-	values  *enrichment.ProductValues
-	changed bool
-}
-
 // revertChunk reverts rows (in that order) on the products, counting into
 // res and noting in restored the products with a value restored. Products
 // not in memo are read into it. Unless dryRun it writes every effect, in
@@ -37,7 +32,7 @@ func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[str
 	if err := s.loadProductValues(org, rows, memo); err != nil {
 		return nil, err
 	}
-	products := map[string]*revertedProduct{}
+	products := map[string]*enrichment.ProductValues{} // those with a value restored
 	type outcome struct {
 		row rollbackRow
 		did enrichment.Reverting
@@ -52,11 +47,7 @@ func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[str
 		p := memo[r.Product]
 		did = enrichment.Revert(rev, p) // nil: the product is gone, every place a conflict
 		if p != nil && len(did.Fields) > 0 {
-			if products[r.Product] == nil {
-				products[r.Product] = &revertedProduct{values: p}
-			}
-			products[r.Product].changed = true
-			restored[r.Product] = true
+			products[r.Product], restored[r.Product] = p, true
 		}
 		res.Revisions++
 		res.Restored += did.Restored()
@@ -170,26 +161,20 @@ func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo m
 	return nil
 }
 
-// writeRevertedProducts writes the restored values of the changed products
-// with a new update time: the change feed's trigger records each active
+// writeRevertedProducts writes the restored values of products (in id
+// order) with a new update time: the change feed's trigger records each active
 // one, and the organization's generation moves (cached export pages).
-func (s *Store) writeRevertedProducts(org enrichment.Org, products map[string]*revertedProduct) error {
+func (s *Store) writeRevertedProducts(org enrichment.Org, products map[string]*enrichment.ProductValues) error {
 	q := s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[name]] = {:name}, [[slug]] = {:slug},
 		[[description]] = {:description}, [[attributes]] = {:attributes}, [[files]] = {:files}, [[updated]] = {:now}
 		WHERE [[id]] = {:id} AND [[organization]] = {:org}`).Prepare()
 	defer q.Close()
-	ids := make([]string, 0, len(products))
-	for id, p := range products {
-		if p.changed {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids) // note: a fixed order, so the change feed lists them in one
+	ids := slices.Sorted(maps.Keys(products)) // note: a fixed order, so the change feed lists them in one
 	// note: the time of the write, not the rollback's: a product restored
 	// again by a later chunk must move again for the change feed's trigger
 	stamp := FormatTime(time.Now())
 	for _, id := range ids {
-		v := products[id].values
+		v := products[id]
 		attrs := v.Attributes
 		if attrs == nil {
 			attrs = []enrichment.StoredAttribute{}

@@ -30,10 +30,13 @@ type Options struct {
 	// dispatcher would race them to the outbox (the e2e tests deliver
 	// through the real binary).
 	Deliver bool
+	// Trust runs the trust policies' worker while the app serves (the
+	// binary always does); tests step it themselves (jobs.Trust).
+	Trust bool
 }
 
 // Bind registers the hooks, routes, jobs, pages and replication on app,
-// and the webhook dispatcher when o.Deliver.
+// the webhook dispatcher when o.Deliver and the trust worker when o.Trust.
 func Bind(app core.App, o Options) {
 	out := o.Out
 	if out == nil {
@@ -44,6 +47,9 @@ func Bind(app core.App, o Options) {
 	jobs.Register(app)
 	if o.Deliver {
 		webhooks.Register(app)
+	}
+	if o.Trust {
+		jobs.RegisterTrust(app)
 	}
 	routes.RegisterPublic(app, o.Pages)
 	replica.Register(app, o.ReplicaURL, out)

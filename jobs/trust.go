@@ -1,0 +1,298 @@
+package jobs
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// The trust policies' worker (docs/review.md): every second it lets each
+// active policy accept its client's qualifying pending revisions, in
+// batches, each acceptance an ordinary decision saved through the review
+// hook (hooks/revisions.go) with decidedBy "policy"; every ten seconds it
+// brings every policy's measurement and state up to date. It keeps nothing
+// but cursors in memory: after a restart it reads the pending revisions
+// from the first, so one stored before a crash is decided after it.
+
+// Trust pacing: the cron's minute is too coarse for "within 10 seconds".
+const (
+	TrustTick        = time.Second      // how often active policies act
+	TrustRefresh     = 10 * time.Second // how often measurements and states are brought up to date
+	trustBatch       = 250              // revisions accepted per transaction
+	trustScan        = 1000             // new pending revisions read per policy and step
+	trustSweep       = 200              // older pending revisions read again per policy and tick
+	trustFailedLimit = 10000            // revisions remembered as failing, at most
+)
+
+// Trust is the trust policies' worker of one app.
+type Trust struct {
+	app  core.App
+	Now  func() time.Time // the clock; time.Now unless a test sets it
+	Draw func() float64   // the audit draw in [0, 1); rand.Float64 unless a test sets it
+
+	mu        sync.Mutex
+	cursors   map[string]*trustCursor // by policy
+	failed    map[string]bool         // revisions whose acceptance failed: left to people
+	refreshed time.Time
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+// trustCursor is how far a policy has read its client's pending
+// revisions: high for the new ones, sweep for a second look at older ones
+// (which qualify once a competing proposal is decided).
+type trustCursor struct {
+	high, sweep int64
+	full        bool // the last scan of new revisions read all it could: more are waiting
+}
+
+// backlog tells whether a policy's last scan left new revisions unread.
+func (t *Trust) backlog() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.cursors {
+		if c.full {
+			return true
+		}
+	}
+	return false
+}
+
+// NewTrust makes app's trust worker, not started.
+func NewTrust(app core.App) *Trust {
+	return &Trust{app: app, Now: time.Now, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}}
+}
+
+// RegisterTrust runs the trust worker while app serves, and stops it when
+// app terminates.
+func RegisterTrust(app core.App) {
+	app.OnServe().BindFunc(func(e *core.ServeEvent) error {
+		t := NewTrust(app)
+		t.Start()
+		app.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
+			t.Stop()
+			return te.Next()
+		})
+		return e.Next()
+	})
+}
+
+// Start runs Step every TrustTick in a goroutine of its own.
+func (t *Trust) Start() {
+	t.stop, t.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(t.done)
+		tick := time.NewTicker(TrustTick)
+		defer tick.Stop()
+		for {
+			select {
+			case <-t.stop:
+				return
+			case <-tick.C:
+				// note: while a policy finds a full scan of new revisions, the
+				// next step follows at once rather than a tick later
+				for t.Step() > 0 && t.backlog() {
+					select {
+					case <-t.stop:
+						return
+					default:
+					}
+				}
+			}
+		}
+	}()
+}
+
+// Stop ends the goroutine Start began and waits for its step to finish.
+func (t *Trust) Stop() {
+	if t.stop == nil {
+		return
+	}
+	close(t.stop)
+	<-t.done
+	t.stop = nil
+}
+
+// Step does one round: the states when TrustRefresh has passed, then every
+// active policy's acceptances. It returns how many revisions it accepted;
+// failures are logged.
+func (t *Trust) Step() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.Now()
+	if now.Sub(t.refreshed) >= TrustRefresh {
+		t.refresh(now)
+		t.refreshed = now
+	}
+	policies, err := store.New(t.app).Policies(true)
+	if err != nil {
+		t.app.Logger().Error("enrichment: trust policies", "error", err.Error())
+		return 0
+	}
+	accepted := 0
+	for _, p := range policies {
+		accepted += t.act(p)
+	}
+	if accepted > 0 {
+		webhooks.Notify(t.app)
+	}
+	return accepted
+}
+
+// Refresh brings every policy's measurement and state up to date now.
+func (t *Trust) Refresh() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.refresh(t.Now())
+	t.refreshed = t.Now()
+}
+
+func (t *Trust) refresh(now time.Time) {
+	records, err := t.app.FindAllRecords(schema.TrustPolicies)
+	if err != nil {
+		t.app.Logger().Error("enrichment: read trust policies", "error", err.Error())
+		return
+	}
+	for _, rec := range records {
+		changed, err := hooks.RefreshPolicy(t.app, rec, now)
+		if err == nil && changed {
+			err = t.app.Save(rec)
+		}
+		if err != nil {
+			t.app.Logger().Error("enrichment: measure trust policy", "policy", rec.Id, "error", err.Error())
+		}
+	}
+}
+
+// act accepts what p qualifies among its client's new pending revisions
+// and a sweep of older ones.
+func (t *Trust) act(p store.Policy) int {
+	c := t.cursors[p.ID]
+	if c == nil {
+		c = &trustCursor{}
+		t.cursors[p.ID] = c
+	}
+	st := store.New(t.app)
+	ids, last, read, err := st.Candidates(p, c.high, trustScan)
+	if err != nil {
+		t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
+		return 0
+	}
+	c.full = read == trustScan
+	c.high = last
+	if c.sweep < c.high {
+		from := c.sweep
+		older, upTo, _, err := st.Candidates(p, from, trustSweep)
+		if err != nil {
+			t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
+			return 0
+		}
+		c.sweep = upTo
+		if upTo == from || upTo >= c.high { // round done: start again from the first
+			c.sweep = 0
+		}
+		ids = append(older, ids...)
+	}
+	var todo []string
+	for _, id := range ids {
+		if !t.failed[id] && !slices.Contains(todo, id) {
+			todo = append(todo, id)
+		}
+	}
+	n := 0
+	for start := 0; start < len(todo); start += trustBatch {
+		n += t.accept(p, todo[start:min(start+trustBatch, len(todo))])
+	}
+	return n
+}
+
+// accept accepts ids for p in one transaction, each checked again inside
+// it; when the batch fails, each revision is tried in a transaction of its
+// own, and one that fails is left to people.
+func (t *Trust) accept(p store.Policy, ids []string) int {
+	n := 0
+	err := t.app.RunInTransaction(func(txApp core.App) error {
+		n = 0
+		current, qualifying, err := stillQualifying(txApp, p, ids)
+		if err != nil {
+			return err
+		}
+		revs, err := txApp.FindRecordsByIds(schema.Revisions, qualifying)
+		if err != nil {
+			return err
+		}
+		// in id order: numeric ids, shorter ones first
+		slices.SortFunc(revs, func(a, b *core.Record) int { return cmp.Or(cmp.Compare(len(a.Id), len(b.Id)), cmp.Compare(a.Id, b.Id)) })
+		for _, rev := range revs {
+			if err := t.acceptRecord(txApp, current, rev); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err == nil {
+		return n
+	}
+	n = 0
+	for _, id := range ids {
+		accepted := false
+		err := t.app.RunInTransaction(func(txApp core.App) error {
+			current, qualifying, err := stillQualifying(txApp, p, []string{id})
+			if err != nil || len(qualifying) == 0 {
+				return err
+			}
+			accepted = true
+			return t.acceptOne(txApp, current, id)
+		})
+		if err == nil && accepted {
+			n++
+		}
+		if err != nil {
+			t.app.Logger().Warn("enrichment: a trust policy could not accept a revision; it is left to people",
+				"policy", p.ID, "revision", id, "error", err.Error())
+			if len(t.failed) < trustFailedLimit {
+				t.failed[id] = true
+			}
+		}
+	}
+	return n
+}
+
+// stillQualifying reads p again on app and returns it with those of ids
+// it accepts now: none unless it is still enabled and active.
+func stillQualifying(app core.App, p store.Policy, ids []string) (store.Policy, []string, error) {
+	st := store.New(app)
+	current, err := st.FindPolicy(p.ID)
+	if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
+		return current, nil, err
+	}
+	qualifying, err := st.StillQualifying(current, ids)
+	return current, qualifying, err
+}
+
+// acceptOne accepts revision id for p on app, drawn for audit at p's rate.
+func (t *Trust) acceptOne(app core.App, p store.Policy, id string) error {
+	rev, err := app.FindRecordById(schema.Revisions, id)
+	if err != nil {
+		return err
+	}
+	return t.acceptRecord(app, p, rev)
+}
+
+// acceptRecord accepts a revision record for p on app, drawn for audit at
+// p's rate: saved as a decision through the review hook.
+func (t *Trust) acceptRecord(app core.App, p store.Policy, rev *core.Record) error {
+	rev.Set("status", enrichment.StatusAccepted)
+	hooks.MarkPolicy(rev, p.ID, t.Draw() < p.AuditRate)
+	return app.Save(rev)
+}

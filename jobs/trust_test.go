@@ -1,0 +1,177 @@
+package jobs_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
+	"github.com/pocketbase/dbx"
+)
+
+// TestPolicyEarnsAndActs: a client's people-accepted proposals earn its
+// policy the active state; the policy then accepts exactly the revisions
+// that meet every condition, as ordinary decisions by the policy, and
+// people's decisions alone are measured.
+func TestPolicyEarnsAndActs(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	w.earn(1, 20)
+	policyBody := func(minReviewed int) string {
+		return fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name","description"],"minConfidence":80,
+			"minReviewed":%d,"targetPrecision":0.9,"auditRate":0.01,"enabled":true}`, a.Org, a.Clients["both"], minReviewed)
+	}
+	short := w.policy(policyBody(21))
+	if short.GetString("state") != enrichment.PolicyLearning || !strings.Contains(short.GetString("stateReason"), "20 reviewed revisions") {
+		t.Errorf("with 20 of 21 reviewed: %s %q", short.GetString("state"), short.GetString("stateReason"))
+	}
+	p := w.policy(policyBody(20))
+	if p.GetString("state") != enrichment.PolicyActive || p.GetInt("measuredReviewed") != 20 || p.GetFloat("measuredPrecision") != 1 ||
+		p.GetDateTime("stateChangedAt").IsZero() {
+		t.Fatalf("earned: %s reviewed %d precision %v changed %s (%s)", p.GetString("state"), p.GetInt("measuredReviewed"),
+			p.GetFloat("measuredPrecision"), p.GetDateTime("stateChangedAt"), p.GetString("stateReason"))
+	}
+
+	both, other := a.Keys["both"], a.Keys["submit"]
+	t.Setenv(webhooks.AllowPrivateEnv, "1") // a loopback receiver, never called: the outbox is read
+	hook := fixture.Send(w.h, http.MethodPost, "/api/enrichment/webhooks", routes.KeyHeader, both,
+		`{"url":"http://127.0.0.1:9/","events":["revision.accepted"]}`)
+	if hook.Code != 201 && hook.Code != 200 {
+		t.Fatalf("subscribe: %d %s", hook.Code, hook.Body)
+	}
+	w.submit(other, `{"sku":"BULK-0033","confidence":99,"description":"The other client's text."}`)
+	ids := w.submit(both,
+		`{"sku":"BULK-0030","confidence":90,"name":"Policy name 30","description":"Policy text."}`, // qualifies
+		`{"sku":"BULK-0031","confidence":79,"name":"Too unsure"}`,                                  // below minConfidence
+		`{"sku":"BULK-0032","confidence":95,"name":"With a slug","slug":"with-a-slug"}`,            // slug is not among fields
+		`{"sku":"BULK-0033","confidence":95,"description":"Competes."}`,                            // the other client's pending description
+		`{"sku":"BULK-0034","name":"Without confidence"}`,                                          // no confidence
+		`{"sku":"BULK-0035","confidence":95,"name":"Bulk item 35","description":"Kept."}`,          // an issue: the name is unchanged
+		`{"sku":"SKU-M-RED","confidence":95,"name":"Trail Red"}`,                                   // qualifies (any template)
+	)
+	if n := w.trust.Step(); n != 2 {
+		t.Errorf("accepted %d, want 2", n)
+	}
+	for i, want := range []string{"accepted/policy/", "pending//", "pending//", "pending//", "pending//", "pending//", "accepted/policy/"} {
+		if got := w.status(ids[i]); got != want {
+			t.Errorf("revision %d (%s): %s, want %s", i, ids[i], got, want)
+		}
+	}
+	rev := w.record(schema.Revisions, ids[0])
+	if rev.GetString("policy") != p.Id || rev.GetString("reviewer") != "policy:"+p.Id || rev.GetDateTime("reviewedAt").IsZero() {
+		t.Errorf("policy %q reviewer %q reviewedAt %s", rev.GetString("policy"), rev.GetString("reviewer"), rev.GetDateTime("reviewedAt"))
+	}
+	product := w.record(schema.Products, store.FormatID(a.Products["BULK-0030"]))
+	if product.GetString("name") != "Policy name 30" || product.GetString("description") != "Policy text." {
+		t.Errorf("product not updated: %q %q", product.GetString("name"), product.GetString("description"))
+	}
+
+	// the vendor hears of it, with who decided
+	var payload string
+	err := w.app.DB().Select("payload").From(schema.WebhookDeliveries).Where(dbx.HashExp{"revision": ids[0]}).Row(&payload)
+	if err != nil || !strings.Contains(payload, `"type":"revision.accepted"`) || !strings.Contains(payload, `"decidedBy":"policy"`) {
+		t.Errorf("webhook payload of the policy's acceptance: %v %s", err, payload)
+	}
+
+	// the vendor sees who decided, and autoAccepted in its metrics
+	list := fixture.Send(w.h, http.MethodGet, "/api/enrichment/revisions?sku=BULK-0030", routes.KeyHeader, both, "")
+	if !strings.Contains(list.Body.String(), `"decidedBy":"policy"`) {
+		t.Errorf("revisions item: %s", list.Body)
+	}
+	list = fixture.Send(w.h, http.MethodGet, "/api/enrichment/revisions?sku=BULK-0001", routes.KeyHeader, both, "")
+	if !strings.Contains(list.Body.String(), `"decidedBy":"reviewer"`) {
+		t.Errorf("revisions item: %s", list.Body)
+	}
+	list = fixture.Send(w.h, http.MethodGet, "/api/enrichment/revisions?sku=BULK-0031", routes.KeyHeader, both, "")
+	if !strings.Contains(list.Body.String(), `"decidedBy":null`) {
+		t.Errorf("revisions item: %s", list.Body)
+	}
+	metrics := fixture.Send(w.h, http.MethodGet, "/api/enrichment/acceptance-rate", routes.KeyHeader, both, "").Body.String()
+	if !strings.Contains(metrics, `"autoAccepted":2`) || !strings.Contains(metrics, `"accepted":22`) || !strings.Contains(metrics, `"reviewed":22`) {
+		t.Errorf("metrics: %s", metrics)
+	}
+	since := fixture.Send(w.h, http.MethodGet, "/api/enrichment/acceptance-rate?since=2020-01-01T00:00:00Z", routes.KeyHeader, both, "").Body.String()
+	if !strings.Contains(since, `"autoAccepted":2`) {
+		t.Errorf("metrics with a window: %s", since)
+	}
+
+	// the policy's own decisions are not measured; a person's are
+	w.trust.Refresh()
+	if p = w.record(schema.TrustPolicies, p.Id); p.GetInt("measuredReviewed") != 20 {
+		t.Errorf("measured %d after the policy's decisions, want 20", p.GetInt("measuredReviewed"))
+	}
+	w.decide(ids[1], `{"status":"rejected"}`) // below minConfidence: not measured
+	w.decide(ids[2], `{"status":"accepted","corrections":{"name":"Corrected"}}`)
+	w.trust.Refresh()
+	p = w.record(schema.TrustPolicies, p.Id)
+	if p.GetInt("measuredReviewed") != 21 || p.GetFloat("measuredPrecision") != 0.9524 {
+		t.Errorf("measured %d at %v, want 21 at 0.9524 (20 of 21 names clean)", p.GetInt("measuredReviewed"), p.GetFloat("measuredPrecision"))
+	}
+
+	// a competing proposal decided, the policy takes the other one
+	pendingOther := w.f.A.Clients["submit"]
+	var otherRev string
+	if err = w.app.DB().Select("id").From(schema.Revisions).Where(dbx.HashExp{"apiClient": store.FormatID(pendingOther)}).Row(&otherRev); err != nil {
+		t.Fatal(err)
+	}
+	w.decide(otherRev, `{"status":"rejected"}`)
+	if n := w.trust.Step() + w.trust.Step(); n != 1 || w.status(ids[3]) != "accepted/policy/" {
+		t.Errorf("after the competitor was decided: accepted %d, %s", n, w.status(ids[3]))
+	}
+
+	// the counters agree with a recount
+	st := store.New(w.app)
+	before, err := st.MetricCounters(a.Org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trustBefore, err := st.TrustCounters(a.Org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecountMetrics(a.Org); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := st.MetricCounters(a.Org)
+	trustAfter, _ := st.TrustCounters(a.Org)
+	if !slices.Equal(before, after) {
+		t.Errorf("metric counters differ from a recount:\n%v\n%v", before, after)
+	}
+	if !slices.Equal(trustBefore, trustAfter) || len(trustAfter) == 0 {
+		t.Errorf("trust counters differ from a recount:\n%v\n%v", trustBefore, trustAfter)
+	}
+}
+
+// TestPolicyLeavesFailuresToPeople: a revision the policy cannot accept
+// (its product was deactivated since) does not stop the others of its
+// batch; it stays pending for people and is not tried again.
+func TestPolicyLeavesFailuresToPeople(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	w.earn(1, 20)
+	w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.9,"enabled":true}`, a.Org, a.Clients["both"]))
+	ids := w.submit(a.Keys["both"], bulk(40, 3, 90, "")...)
+	_, err := w.app.DB().Update(schema.Products, dbx.Params{"active": false}, dbx.HashExp{"id": store.FormatID(a.Products["BULK-0041"])}).Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := w.trust.Step(); n != 2 {
+		t.Errorf("accepted %d, want 2", n)
+	}
+	for i, want := range []string{"accepted/policy/", "pending//", "accepted/policy/"} {
+		if got := w.status(ids[i]); got != want {
+			t.Errorf("revision %d: %s, want %s", i, got, want)
+		}
+	}
+	if n := w.trust.Step(); n != 0 {
+		t.Errorf("tried again: accepted %d", n)
+	}
+}
