@@ -1,4 +1,5 @@
-// The views beside the queue and the overview: rollback (#trust). Their tabs and sections
+// The views beside the queue and the overview: trust (#trust: policies,
+// audits, rollback). Their tabs and sections
 // are added to the page here; app.js asks route first whether the address
 // names one of them.
 import { $, h } from './dom.js';
@@ -6,7 +7,7 @@ import { showTrust } from './trust.js';
 
 /** views are the extra views: address prefix, section id, tab id and label, and how each is drawn. */
 export const views = [
-  { hash: '#trust', id: 'trust-view', tab: 'tab-trust', label: 'Rollback', show: showTrust },
+  { hash: '#trust', id: 'trust-view', tab: 'tab-trust', label: 'Trust', show: showTrust },
 ];
 
 /** viewIds are the sections' ids, for the page's list of views. */
