@@ -3,6 +3,7 @@
 // Everything goes through PocketBase's auth and records API and the
 // reviewers' routes (api.js); the vocabulary is read once, at sign-in.
 import * as api from './api.js';
+import * as more from './more.js';
 import { $, message } from './dom.js';
 import * as queue from './queue.js';
 import * as revision from './revision.js';
@@ -15,7 +16,7 @@ import { initZoom } from './zoom.js';
 import { narrow, phoneBack, phoneOpen } from './phone.js';
 import * as together from './together.js';
 
-const views = ['loading', 'signin', 'queue-view', 'overview-view'];
+const views = ['loading', 'signin', 'queue-view', 'overview-view', ...more.viewIds];
 let queueLoaded = false;
 
 function showOnly(id) {
@@ -90,6 +91,7 @@ function linked() {
 // (#queue, or #queue/ID for one revision).
 async function route() {
   if (!api.pb.authStore.isValid) return;
+  if (await more.route(showOnly)) return;
   const overview = location.hash.startsWith('#overview');
   $('#tab-queue').toggleAttribute('aria-current', !overview);
   $('#tab-overview').toggleAttribute('aria-current', overview);

@@ -3,6 +3,10 @@
 // buttons. When other proposals wait for the same product, they are shown
 // together (compete.js) so the reviewer picks one value per field.
 import * as api from './api.js';
+import * as finer from './finer.js';
+import * as evidence from './evidence.js';
+import * as corrections from './corrections.js';
+import { fieldOutcome } from './outcomes.js';
 import { $, h, message, replace, when } from './dom.js';
 import { changedSince, optionIds } from './diff.js';
 import { fieldBlock, labels } from './fields.js';
@@ -150,6 +154,7 @@ function render() {
       onAlone: () => { state.alone = true; render(); },
       onDecide: (d) => state.onDecide(d),
     });
+    evidence.decorateChoices(view.body, all);
     replace($('#revision-body'), head, view.body);
     replace($('#decide-actions'), view.actions);
     legend({ rejectAll: all.length });
@@ -159,6 +164,11 @@ function render() {
   const fields = api.fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f));
   const pending = pendingFields(rev);
   const changed = decidable && product ? pending.filter((f) => changedSince(f, product[f], rev.base?.[f])) : [];
+  const blocks = h('div', { class: 'fields' }, fields.map((f, i) => fieldBlock(f, i + 1, rev, {
+    product, options: state.options, decidable, changed: changed.includes(f),
+    state: fieldState(rev, f), now: rev.status === 'pending',
+  })));
+  finer.decorate(blocks, rev, { decidable, product });
   replace($('#revision-body'),
     head,
     warnings(rev, product, changed),
@@ -167,10 +177,9 @@ function render() {
       `${rivals.length} other pending proposal${rivals.length === 1 ? '' : 's'} for this product. `,
       h('button', { type: 'button', class: 'link-button', id: 'show-together', onclick: () => { state.alone = false; render(); } },
         'Compare them together')) : null,
-    h('div', { class: 'fields' }, fields.map((f, i) => fieldBlock(f, i + 1, rev, {
-      product, options: state.options, decidable, changed: changed.includes(f),
-      state: fieldState(rev, f), now: rev.status === 'pending',
-    }))),
+    evidence.modelLine(rev),
+    evidence.others(rev, fields),
+    blocks,
     decidable ? why(organization(rev)) : null);
   replace($('#decide-actions'), decidable ? decisionButtons(rev, product, pending) : null);
   legend({ rejectAll: 0 });
@@ -246,14 +255,7 @@ function warnings(rev, product, changed) {
 
 /** fieldState is one proposed field's state, as GET /api/enrichment/revisions shows it. */
 export function fieldState(rev, field) {
-  if ((rev.supersededFields || []).includes(field)) return 'superseded';
-  switch (rev.status) {
-    case 'accepted': return (rev.approvedFields || []).includes(field) ? 'applied' : 'not_applied';
-    case 'rejected': return 'not_applied';
-    case 'expired': return 'expired';
-    case 'superseded': return 'superseded';
-    default: return 'pending';
-  }
+  return fieldOutcome(rev, field);
 }
 
 function closedNote(rev) {
@@ -305,7 +307,10 @@ function together() {
 export function toggleField(n) {
   if (together()) return compete.focusField(n);
   const box = document.querySelectorAll('#revision .pick')[n - 1];
-  if (box) box.checked = !box.checked;
+  if (box) {
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event('change', { bubbles: true }));
+  }
 }
 
 /** acceptAll accepts every pending field of the revision on screen (with competitors: applies the choices). */
@@ -314,18 +319,10 @@ export function acceptAll() {
   return decideShown('accepted', null);
 }
 
-/** acceptSelected accepts the ticked fields only. */
+/** acceptSelected accepts the ticked fields and attributes only. */
 export function acceptSelected() {
   if (together()) return compete.apply();
-  const rev = decidableRev();
-  if (!rev) return;
-  const fields = [...document.querySelectorAll('#revision .pick')].filter((c) => c.checked).map((c) => c.dataset.field);
-  if (fields.length === 0) {
-    setStatus('Tick at least one field to accept, or reject the revision.');
-    return;
-  }
-  const all = pendingFields(rev);
-  decideShown('accepted', fields.length === all.length ? null : fields);
+  return decideShown('accepted', 'ticked');
 }
 
 /** reject rejects the revision on screen (with competitors: all of them). */
@@ -349,28 +346,54 @@ function decidableRev() {
   return rev;
 }
 
-function decideShown(status, fields) {
+// decideShown decides the revision on screen as the view says (finer.js):
+// the fields and attributes ticked (which: 'ticked'; null: everything
+// pending), the values edited, the reasons per field, the reason and the
+// comment.
+function decideShown(status, which) {
   const rev = decidableRev();
   if (!rev) return;
-  const partial = status === 'accepted' && fields !== null;
+  const d = finer.decision(rev, status, { all: which !== 'ticked' });
+  if (d.nothing) {
+    setStatus('Tick at least one field to accept, or reject the revision.');
+    return;
+  }
   const { reason, comment } = reasonAndComment();
-  const unapplied = status === 'rejected' || partial;
+  const unapplied = status === 'rejected' || d.partial;
   // note: a reason is for what is not applied; accepting everything would drop it
   if (!unapplied && reason) {
     setStatus('A reason is for rejecting or accepting in part: untick the fields not to apply (then s), reject (r), or clear the reason to accept all.');
     $('#reason')?.focus();
     return;
   }
-  if (unapplied && !reason && organization(rev).requireReason) {
-    askReason(`Choose a reason (↑ ↓), then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
-      () => decideShown(status, fields));
+  if (unapplied && !reason && !d.fieldReasons && organization(rev).requireReason) {
+    askReason(`Choose a reason (↑ ↓), or one beside a field, then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
+      () => decideShown(status, which));
     return;
   }
   const body = { status };
-  if (partial) body.approvedFields = fields;
+  if (d.approvedFields) body.approvedFields = d.approvedFields;
+  if (d.corrections) body.corrections = d.corrections;
+  if (d.fieldReasons) body.fieldReasons = d.fieldReasons;
   if (unapplied && reason) body.reason = reason;
   if (comment) body.comment = comment;
-  const what = status === 'rejected' ? 'rejected' : `accepted: ${(fields || pendingFields(rev)).join(', ')}`;
+  const fixed = d.corrections ? Object.keys(d.corrections).length : 0;
+  const what = status === 'rejected' ? 'rejected' : `accepted: ${d.applied.join(', ')}${fixed ? ` (${fixed} corrected)` : ''}`;
   const why = body.reason ? ` (${api.reasonLabel(body.reason)})` : '';
-  state.onDecide({ text: `Revision #${rev.id} (${rev.sku}) ${what}${why}`, decisions: [{ id: rev.id, body }] });
+  state.onDecide({
+    text: `Revision #${rev.id} (${rev.sku}) ${what}${why}`, decisions: [{ id: rev.id, body }],
+    onDone: ([r]) => afterDecision(rev.id, r),
+  });
+}
+
+// afterDecision forgets the edits of a revision decided; a correction the
+// server refused brings the revision back, with the refusal beside its field.
+function afterDecision(id, r) {
+  if (r?.res) {
+    corrections.forget(id);
+    return;
+  }
+  if (!r?.err || !corrections.refused(id, r.err)) return;
+  if (state.id === id) show(id, { force: true });
+  else location.hash = `#queue/${id}`;
 }

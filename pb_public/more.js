@@ -1,0 +1,38 @@
+// The views beside the queue and the overview: trust (#trust: policies,
+// audits, rollback). Their tabs and sections
+// are added to the page here; app.js asks route first whether the address
+// names one of them.
+import { $, h } from './dom.js';
+import { showTrust } from './trust.js';
+
+/** views are the extra views: address prefix, section id, tab id and label, and how each is drawn. */
+export const views = [
+  { hash: '#trust', id: 'trust-view', tab: 'tab-trust', label: 'Trust', show: showTrust },
+];
+
+/** viewIds are the sections' ids, for the page's list of views. */
+export const viewIds = views.map((v) => v.id);
+
+// note: added once, when the page's script runs (the DOM is parsed then)
+for (const v of views) {
+  $('#tabs').append(h('a', { href: v.hash, id: v.tab }, v.label));
+  $('main').append(h('section', { id: v.id, class: 'overview more-view', hidden: true, 'aria-labelledby': `${v.id}-title` },
+    h('h2', { id: `${v.id}-title` }, v.label), h('div', { id: `${v.id}-body` })));
+}
+
+/**
+ * route shows the extra view the address names, with showOnly (app.js),
+ * and answers true; false when it names none (the tabs of these views are
+ * then left unmarked).
+ */
+export async function route(showOnly) {
+  const view = views.find((v) => location.hash === v.hash || location.hash.startsWith(`${v.hash}/`));
+  for (const v of views) $(`#${v.tab}`).removeAttribute('aria-current');
+  if (!view) return false;
+  for (const a of $('#tabs').querySelectorAll('a')) a.removeAttribute('aria-current');
+  $(`#${view.tab}`).setAttribute('aria-current', 'page');
+  showOnly(view.id);
+  $('#keys').hidden = true;
+  await view.show($(`#${view.id}-body`));
+  return true;
+}
