@@ -59,7 +59,7 @@ func TestClaimShownToAnotherReviewer(t *testing.T) {
 	s.addReviewer(a.Org, "ann@alpha.example")
 	s.addReviewer(a.Org, "bob@alpha.example")
 	ann := s.reviewerToken("ann@alpha.example")
-	if code := s.call(http.MethodPost, "/api/enrichment/review/claims/"+trail, ann); code != 200 {
+	if code := s.statusOf(http.MethodPost, "/api/enrichment/review/claims/"+trail, ann); code != 200 {
 		t.Fatalf("Ann's claim: %d", code)
 	}
 
@@ -87,7 +87,7 @@ func TestClaimShownToAnotherReviewer(t *testing.T) {
 		t.Error("no 409 answered")
 	}
 	// once Ann lets go, Bob decides it
-	if code := s.call(http.MethodDelete, "/api/enrichment/review/claims/"+trail, ann); code != 204 {
+	if code := s.statusOf(http.MethodDelete, "/api/enrichment/review/claims/"+trail, ann); code != 204 {
 		t.Fatalf("Ann's release: %d", code)
 	}
 	openRevision(t, ctx, trail)
@@ -165,8 +165,9 @@ func (s *service) reviewerToken(email string) string {
 	return token
 }
 
-// call sends a request without a body to the server with token: its status.
-func (s *service) call(method, path, token string) int {
+// statusOf sends a request without a body to the server with token: its
+// status.
+func (s *service) statusOf(method, path, token string) int {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.url+path, nil)
 	if err != nil {

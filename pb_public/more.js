@@ -1,12 +1,15 @@
-// The views beside the queue and the overview: trust (#trust: policies,
-// audits, rollback). Their tabs and sections
+// The views beside the queue and the overview: decided (#decided: the
+// decided revisions, everyone's or the reviewer's own) and trust (#trust:
+// policies, audits, rollback). Their tabs and sections
 // are added to the page here; app.js asks route first whether the address
 // names one of them.
 import { $, h } from './dom.js';
+import { showDecided } from './decided.js';
 import { showTrust } from './trust.js';
 
 /** views are the extra views: address prefix, section id, tab id and label, and how each is drawn. */
 export const views = [
+  { hash: '#decided', id: 'decided-view', tab: 'tab-decided', label: 'Decided', show: showDecided },
   { hash: '#trust', id: 'trust-view', tab: 'tab-trust', label: 'Trust', show: showTrust },
 ];
 
