@@ -201,3 +201,35 @@ func (s *service) waitClaim(id, email string) {
 		time.Sleep(25 * time.Millisecond)
 	}
 }
+
+// TestTriageFiltersInTheAddress: the triage filters are in the address,
+// so a reload keeps them: the form shows them again, opened, and the
+// queue lists what they match.
+func TestTriageFiltersInTheAddress(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Description: ptr("Lighter.")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Two")}})
+	trail := ids[1]
+	rival := s.submit(a, "submit", proposal{"SKU-M", 50, enrichment.Fields{Name: ptr("Trail Too")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#triage-box summary")))
+	listed := func(what string, want ...string) {
+		t.Helper()
+		waitFor(t, ctx, what, queueIdle+` && [...document.querySelectorAll('#queue-list .item')].map(e => e.dataset.id).join() === `+js(strings.Join(want, ",")))
+	}
+	eval[bool](t, ctx, `(() => { const i = document.querySelector('#f-q'); i.value = 'trail'; i.dispatchEvent(new Event('input', { bubbles: true })); return true; })()`)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#f-competing")))
+	listed("competing trail", trail, rival)
+	waitFor(t, ctx, "the filters in the address", `new URLSearchParams(location.search).get('q') === 'trail' && new URLSearchParams(location.search).get('competing') === 'true'`)
+
+	do(t, ctx, chromedp.Reload())
+	listed("competing trail after a reload", trail, rival)
+	if !eval[bool](t, ctx, `document.querySelector('#triage-box').open && document.querySelector('#f-q').value === 'trail' && document.querySelector('#f-competing').checked`) {
+		t.Error("the triage form does not show the filters of the address after a reload")
+	}
+}

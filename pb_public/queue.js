@@ -60,15 +60,18 @@ export function initQueue({ onSelect, onGroup }) {
   $('#queue-list').addEventListener('keydown', listKeys);
 }
 
-// The filters are in the address (?client=…&band=…&sku=…), so that a
-// reload or a shared link keeps them.
+// The filters are in the address (?client=…&band=…&sku=…, and the triage
+// filters by their API names: ?field=…&q=…), so that a reload or a shared
+// link keeps them.
 const addressKeys = ['client', 'template', 'sku', 'band', 'sort'];
+const triageKeys = ['field', 'brand', 'category', 'olderThan', 'q', 'competing', 'issues', 'claimed'];
 
 function writeAddress() {
   const q = new URLSearchParams();
   const f = { ...state.filters, band: state.filters.band === 'all' ? '' : state.filters.band || 'none', sort: state.sort };
   if (f.sort === api.sorts[0]?.value) f.sort = '';
   for (const k of addressKeys) if (f[k]) q.set(k, f[k]);
+  for (const k of triageKeys) if (state.filters.triage[k]) q.set(k, state.filters.triage[k]);
   const search = q.size ? `?${q}` : '';
   if (search !== location.search) history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
 }
@@ -79,6 +82,12 @@ function readAddress() {
   if (q.has('band')) state.filters.band = q.get('band') === 'none' ? '' : q.get('band');
   if (api.sorts.some((s) => s.value === q.get('sort'))) state.sort = q.get('sort');
   $('#f-sku').value = state.filters.sku;
+  state.filters.triage = Object.fromEntries(triageKeys.filter((k) => q.get(k)).map((k) => [k, q.get(k)]));
+}
+
+/** triage is the triage filters in force (from the address after a reload), by their API names. */
+export function triage() {
+  return { ...state.filters.triage };
 }
 
 function readFilters() {

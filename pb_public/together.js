@@ -92,7 +92,7 @@ function showHolder(holder) {
 async function loadBrands() {
   try {
     const brands = await api.brands();
-    const keep = $('#f-brand').value;
+    const keep = $('#f-brand').value || queue.triage().brand || '';
     replace($('#f-brand'), h('option', { value: '' }, 'All brands'), brands.map((b) => h('option', { value: b.id }, b.name)));
     $('#f-brand').value = keep;
   } catch (err) {
@@ -101,7 +101,23 @@ async function loadBrands() {
   if (!$('#f-field').options.length) {
     replace($('#f-field'), h('option', { value: '' }, 'Any field'),
       api.fieldNames.map((f) => h('option', { value: f }, api.fieldLabels[f] ?? f)));
+    showTriage(queue.triage());
   }
+}
+
+// showTriage sets the triage form to filters read from the address, and
+// opens it when any is set.
+function showTriage(t) {
+  const field = t.field ?? '';
+  $('#f-attr').value = field.startsWith('attributes.') ? field.slice('attributes.'.length) : '';
+  $('#f-field').value = field.startsWith('attributes.') ? '' : field;
+  $('#f-category').value = t.category ?? '';
+  $('#f-older').value = t.olderThan ?? '';
+  $('#f-q').value = t.q ?? '';
+  $('#f-competing').checked = t.competing === 'true';
+  $('#f-issues').checked = t.issues === 'true';
+  $('#f-claimed').checked = t.claimed === 'include';
+  if (Object.keys(t).length) $('#triage-box').open = true;
 }
 
 /** initTogether wires the triage filters and releases the claim when the page is left. */
