@@ -1,13 +1,13 @@
 package hooks_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
@@ -86,10 +86,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 			return err
 		}
 		accepted = store.FormatID(*res[0].RevisionID)
-		return save("revisions", accepted, func(r *core.Record) {
-			r.Set("status", enrichment.StatusAccepted)
-			hooks.MarkPolicy(r, policy, true)
-		})
+		return policyAccept(st, org, policy, accepted)
 	}
 
 	newID, err := enrichment.ParseID(revNew)
@@ -165,4 +162,15 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 			t.Errorf("%s: generation %d → %d; want moved = %v", p.name, before, after, p.moves)
 		}
 	}
+}
+
+// policyAccept accepts revision for the trust policy, drawn for audit, as
+// the trust worker does.
+func policyAccept(st *store.Store, org enrichment.Org, policy, revision string) error {
+	outcomes, err := st.DecideSet(org, []store.SetDecision{{Revision: revision,
+		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy}, time.Now())
+	if err == nil && !outcomes[0].Decided() {
+		err = fmt.Errorf("policy %s did not accept revision %s: %v", policy, revision, outcomes[0].Err)
+	}
+	return err
 }

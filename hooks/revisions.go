@@ -33,22 +33,6 @@ const deciderKey = "@enrichmentDecider"
 // systemDecider is the reviewer recorded for decisions saved by Go code.
 const systemDecider = "system"
 
-// policyKey is the custom (never stored) record data in which a trust
-// policy's acceptance names the policy to the decision hook (MarkPolicy).
-const policyKey = "@enrichmentPolicy"
-
-// policyMark is what a trust policy's acceptance tells the decision hook.
-type policyMark struct {
-	ID    string // the policy
-	Audit bool   // drawn for audit
-}
-
-// MarkPolicy makes the next save of rev, from Go code, a decision by the
-// trust policy id (decidedBy "policy"), drawn for audit when audit.
-func MarkPolicy(rev *core.Record, id string, audit bool) {
-	rev.Set(policyKey, policyMark{ID: id, Audit: audit})
-}
-
 // decisionFields may be changed by whoever decides, with the decision;
 // serverFields are set by the server alone, so values sent for them are
 // dropped.
@@ -117,17 +101,17 @@ func registerRevisions(app core.App) {
 				if err != nil {
 					return err
 				}
-				if r.GetString("decidedBy") == enrichment.DecidedByReviewer { // a person's: the trust policies' measurement
-					var confidence *int
-					if r.GetString("confidenceBand") != "" {
-						c := r.GetInt("confidence")
-						confidence = &c
-					}
-					err := st.RecordTrustDecision(org, client, r.GetString("product"), confidence,
-						enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
-					if err != nil {
-						return err
-					}
+				// a person's decision (a policy's are decided as a set): the
+				// trust policies' measurement
+				var confidence *int
+				if r.GetString("confidenceBand") != "" {
+					c := r.GetInt("confidence")
+					confidence = &c
+				}
+				err = st.RecordTrustDecision(org, client, r.GetString("product"), confidence,
+					enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
+				if err != nil {
+					return err
 				}
 				id, err := recordID(r)
 				if err != nil {
@@ -344,16 +328,7 @@ func decide(app core.App, stored, rev *core.Record) (decided bool, err error) {
 	rev.Set("reviewedAt", at)
 	rev.Set("closedAt", at)
 	rev.Set("reviewer", who)
-	rev.Set("decidedBy", enrichment.DecidedByReviewer)
-	if mark, ok := rev.GetRaw(policyKey).(policyMark); ok && !fromRequest {
-		rev.Set("decidedBy", enrichment.DecidedByPolicy)
-		rev.Set("policy", mark.ID)
-		rev.Set("reviewer", "policy:"+mark.ID)
-		rev.Set("decisionMask", rev.GetInt("decisionMask")|int(enrichment.ByPolicy))
-		if mark.Audit {
-			rev.Set("audit", enrichment.AuditPending)
-		}
-	}
+	rev.Set("decidedBy", enrichment.DecidedByReviewer) // a trust policy's acceptances are a set's (store.DecideChosenSet)
 	return true, nil
 }
 

@@ -215,84 +215,73 @@ func (t *Trust) act(p store.Policy) int {
 	return n
 }
 
-// accept accepts ids for p in one transaction, each checked again inside
-// it; when the batch fails, each revision is tried in a transaction of its
-// own, and one that fails is left to people.
+// accept accepts those of ids that p still qualifies, as one set of
+// decisions (store.DecideChosenSet), each drawn for audit at p's rate;
+// when the set fails, each revision is tried on its own, and one that
+// fails or is refused is left to people.
 func (t *Trust) accept(p store.Policy, ids []string) int {
-	n := 0
-	err := t.app.RunInTransaction(func(txApp core.App) error {
-		n = 0
-		current, qualifying, err := stillQualifying(txApp, p, ids)
-		if err != nil {
-			return err
-		}
-		revs, err := txApp.FindRecordsByIds(schema.Revisions, qualifying)
-		if err != nil {
-			return err
-		}
-		// in id order: numeric ids, shorter ones first
-		slices.SortFunc(revs, func(a, b *core.Record) int { return cmp.Or(cmp.Compare(len(a.Id), len(b.Id)), cmp.Compare(a.Id, b.Id)) })
-		for _, rev := range revs {
-			if err := t.acceptRecord(txApp, current, rev); err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
-	})
+	n, refused, err := t.acceptSet(p, ids)
 	if err == nil {
+		t.leave(p, refused)
 		return n
 	}
+	t.app.Logger().Warn("enrichment: a trust policy's batch failed; its revisions are tried one by one",
+		"policy", p.ID, "revisions", len(ids), "error", err.Error())
 	n = 0
 	for _, id := range ids {
-		accepted := false
-		err := t.app.RunInTransaction(func(txApp core.App) error {
-			current, qualifying, err := stillQualifying(txApp, p, []string{id})
-			if err != nil || len(qualifying) == 0 {
-				return err
-			}
-			accepted = true
-			return t.acceptOne(txApp, current, id)
-		})
-		if err == nil && accepted {
-			n++
-		}
+		one, refused, err := t.acceptSet(p, []string{id})
 		if err != nil {
-			t.app.Logger().Warn("enrichment: a trust policy could not accept a revision; it is left to people",
-				"policy", p.ID, "revision", id, "error", err.Error())
-			if len(t.failed) < trustFailedLimit {
-				t.failed[id] = true
-			}
+			refused = map[string]error{id: err}
 		}
+		n += one
+		t.leave(p, refused)
 	}
 	return n
 }
 
-// stillQualifying reads p again on app and returns it with those of ids
-// it accepts now: none unless it is still enabled and active.
-func stillQualifying(app core.App, p store.Policy, ids []string) (store.Policy, []string, error) {
-	st := store.New(app)
-	current, err := st.FindPolicy(p.ID)
-	if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
-		return current, nil, err
-	}
-	qualifying, err := st.StillQualifying(current, ids)
-	return current, qualifying, err
-}
-
-// acceptOne accepts revision id for p on app, drawn for audit at p's rate.
-func (t *Trust) acceptOne(app core.App, p store.Policy, id string) error {
-	rev, err := app.FindRecordById(schema.Revisions, id)
+// acceptSet accepts, in one transaction, those of ids that p still
+// qualifies; it returns how many it accepted and why any was refused.
+func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, error) {
+	who := store.SetDecider{Policy: p.ID}
+	outcomes, err := store.New(t.app).DecideChosenSet(p.Org, who, t.Now(), func(tx *store.Store) ([]store.SetDecision, error) {
+		current, err := tx.FindPolicy(p.ID)
+		if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
+			return nil, err
+		}
+		qualifying, err := tx.StillQualifying(current, ids)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(qualifying, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) }) // numeric ids in order
+		ds := make([]store.SetDecision, len(qualifying))
+		for i, id := range qualifying {
+			ds[i] = store.SetDecision{Revision: id, Decision: enrichment.Decision{Status: enrichment.StatusAccepted},
+				Audit: t.Draw() < current.AuditRate}
+		}
+		return ds, nil
+	})
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	return t.acceptRecord(app, p, rev)
+	n, refused := 0, map[string]error{}
+	for _, o := range outcomes {
+		if o.Decided() {
+			n++
+		} else if o.Err != nil {
+			refused[o.Revision] = o.Err
+		}
+	}
+	return n, refused, nil
 }
 
-// acceptRecord accepts a revision record for p on app, drawn for audit at
-// p's rate: saved as a decision through the review hook.
-func (t *Trust) acceptRecord(app core.App, p store.Policy, rev *core.Record) error {
-	rev.Set("status", enrichment.StatusAccepted)
-	hooks.MarkPolicy(rev, p.ID, t.Draw() < p.AuditRate)
-	return app.Save(rev)
+// leave remembers the revisions p could not accept, so that they are left
+// to people.
+func (t *Trust) leave(p store.Policy, refused map[string]error) {
+	for id, err := range refused {
+		t.app.Logger().Warn("enrichment: a trust policy could not accept a revision; it is left to people",
+			"policy", p.ID, "revision", id, "error", err.Error())
+		if len(t.failed) < trustFailedLimit {
+			t.failed[id] = true
+		}
+	}
 }

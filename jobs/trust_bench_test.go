@@ -13,7 +13,10 @@ package jobs_test
 //     submission throughput beside the same load without a policy, how many
 //     the policy accepted a second, and their time to decision.
 //
-//	TRUST_BENCH=1 GOTOOLCHAIN=auto flock /work/bench.lock go test ./jobs -run TestTrustBench -v -timeout 20m
+//	TRUST_BENCH=1 GOTOOLCHAIN=auto go test ./jobs -run TestTrustBench -v -timeout 20m
+//
+// TRUST_BENCH_MODE=half (or trickle, none) runs that load alone, and
+// TRUST_BENCH_SECONDS sets each load's duration (20 s).
 
 import (
 	"bytes"
@@ -56,6 +59,10 @@ func TestTrustBench(t *testing.T) {
 			t.Fatal(err)
 		}
 		d = time.Duration(n) * time.Second
+	}
+	if only := os.Getenv("TRUST_BENCH_MODE"); only != "" { // one load alone, e.g. to profile it
+		trustLoad(t, only, d)
+		return
 	}
 	trustLoad(t, "trickle", d)
 	base := trustLoad(t, "none", d)

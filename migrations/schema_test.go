@@ -2,8 +2,8 @@ package migrations_test
 
 import (
 	"testing"
+	"time"
 
-	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/core"
 
@@ -50,10 +50,15 @@ func TestDeleteOrganization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rev.Set("status", enrichment.StatusAccepted)
-		if i == 0 {
-			hooks.MarkPolicy(rev, policy.Id, true)
+		if i == 0 { // accepted by the policy, as the trust worker does
+			out, err := st.DecideSet(f.A.Org, []store.SetDecision{{Revision: rev.Id,
+				Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy.Id}, time.Now())
+			if err != nil || !out[0].Decided() {
+				t.Fatal(err, out)
+			}
+			continue
 		}
+		rev.Set("status", enrichment.StatusAccepted)
 		if err := app.Save(rev); err != nil {
 			t.Fatal(err)
 		}

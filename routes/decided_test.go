@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
@@ -54,14 +54,10 @@ func TestDecidedHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	auto := pendingRevisions(t, app, f.A, "SKU-M-BLUE")[0]
-	rev, err := app.FindRecordById("revisions", auto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev.Set("status", "accepted")
-	hooks.MarkPolicy(rev, policy.Id, false)
-	if err := app.Save(rev); err != nil {
-		t.Fatal(err)
+	out, err := store.New(app).DecideSet(f.A.Org, []store.SetDecision{{Revision: auto,
+		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}}}, store.SetDecider{Policy: policy.Id}, time.Now())
+	if err != nil || !out[0].Decided() {
+		t.Fatal(err, out)
 	}
 	// note: the decisions one second apart, in that order, as the order is the subject
 	for i, id := range []string{revs[0], revs[1], store.FormatID(submit), bRev, auto} {

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	reviewhooks "github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/catalog-enrichment/enrichment/webhooks"
@@ -541,20 +541,16 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited, err := app.FindRecordById("revisions", fmt.Sprint(*res[0].RevisionID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	audited.Set("status", "accepted")
-	reviewhooks.MarkPolicy(audited, policy.Id, true)
-	if err := app.Save(audited); err != nil {
-		t.Fatal(err)
+	out, err := store.New(app).DecideSet(f.A.Org, []store.SetDecision{{Revision: fmt.Sprint(*res[0].RevisionID),
+		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy.Id}, time.Now())
+	if err != nil || !out[0].Decided() {
+		t.Fatal(err, out)
 	}
 	audits, closeAudit := "GET /api/enrichment/review/audits", "POST /api/enrichment/review/audits/{id}"
 	oaCheck(t, d, h, oaCase{name: "the audit queue", op: audits, token: token, status: 200, want: []string{`"audit":"pending"`}})
 	oaCheck(t, d, h, oaCase{name: "the audit queue, bad paging", op: audits, url: "/api/enrichment/review/audits?page=-1", token: token, status: 400})
 	oaCheck(t, d, h, oaCase{name: "the audit queue with an API key", op: audits, key: both, status: 401})
-	closeURL := "/api/enrichment/review/audits/" + audited.Id
+	closeURL := "/api/enrichment/review/audits/" + out[0].Revision
 	oaCheck(t, d, h, oaCase{name: "an audit closed with nonsense", op: closeAudit, url: closeURL, token: token, status: 400, body: `{"audit":"maybe"}`})
 	oaCheck(t, d, h, oaCase{name: "an audit confirmed", op: closeAudit, url: closeURL, token: token, status: 200, body: `{"audit":"confirmed"}`,
 		want: []string{`"audit":"confirmed"`, `"auditedBy":"superuser:`}})

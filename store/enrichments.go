@@ -9,7 +9,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
-	"github.com/pocketbase/pocketbase/core"
 )
 
 // Accepted values: what an accepted revision set on a product, per field
@@ -48,13 +47,10 @@ func (r acceptedRow) value() AcceptedValue {
 		Revision: storedID(r.Revision), Before: r.Before, Applied: r.Applied}
 }
 
-// rememberAccepted records the values revision set on org's product, which
-// was just saved with them: product.Original() still holds the values it
-// had before (PocketBase refreshes it only when the record is read again).
-// An accepted value that replaces another one still in place keeps that
-// one's value before: the feed still carries it, not the first enrichment.
-func (s *Store) rememberAccepted(org enrichment.Org, revision string, product *core.Record, fields []string) error {
-	before := product.Original()
+// acceptedChanges are the values an accepted decision changed in the
+// named fields of a product, from before to after (product and revision
+// left for the caller).
+func acceptedChanges(before, after enrichment.ProductValues, fields []string) []AcceptedValue {
 	var values []AcceptedValue
 	add := func(field, attribute string, was *string, now string) {
 		if was == nil || *was != now {
@@ -63,53 +59,88 @@ func (s *Store) rememberAccepted(org enrichment.Org, revision string, product *c
 	}
 	for _, field := range fields {
 		switch field {
-		case "name", "slug", "description":
-			was := before.GetString(field)
-			add(field, "", &was, product.GetString(field))
+		case "name":
+			add(field, "", &before.Name, after.Name)
+		case "slug":
+			add(field, "", &before.Slug, after.Slug)
+		case "description":
+			add(field, "", &before.Description, after.Description)
 		case "files":
-			was := CanonicalStrings(before.GetString(field))
-			add(field, "", &was, CanonicalStrings(product.GetString(field)))
+			was, _ := StringsJSON(before.Files)
+			now, _ := StringsJSON(after.Files)
+			add(field, "", &was, now)
 		case "attributes":
-			was, now := decodeAttributes([]byte(before.GetString(field))), decodeAttributes([]byte(product.GetString(field)))
-			for i, a := range now {
-				if FindAttribute(now[:i], a.Attribute) != nil {
+			for i, a := range after.Attributes {
+				if FindAttribute(after.Attributes[:i], a.Attribute) != nil {
 					continue // a repeated name: the first one counts
 				}
 				var old *string
-				if w := FindAttribute(was, a.Attribute); w != nil {
+				if w := FindAttribute(before.Attributes, a.Attribute); w != nil {
 					old = &w.Detail
 				}
 				add(field, a.Attribute, old, a.Detail)
 			}
 		}
 	}
-	if len(values) == 0 {
-		return nil
-	}
+	return values
+}
 
-	var stored []acceptedRow
-	err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
-		Where(dbx.HashExp{"organization": string(org), "product": product.Id}).All(&stored)
-	if err != nil {
-		return fmt.Errorf("read accepted values of product %s: %w", product.Id, err)
+// acceptedMemory remembers accepted values in the caller's transaction,
+// knowing the values already on record for the products it was given.
+type acceptedMemory struct {
+	org    enrichment.Org
+	stored map[string][]acceptedRow // by product
+	upsert *dbx.Query
+}
+
+// acceptedMemoryOf reads the accepted values on record for org's products
+// and prepares to remember more; close it after use.
+func (s *Store) acceptedMemoryOf(org enrichment.Org, products []string) (*acceptedMemory, error) {
+	m := &acceptedMemory{org: org, stored: map[string][]acceptedRow{}}
+	for start := 0; start < len(products); start += 500 {
+		var rows []acceptedRow
+		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
+			Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("product", products[start:min(start+500, len(products))])).All(&rows)
+		if err != nil {
+			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
+		}
+		for _, r := range rows {
+			m.stored[r.Product] = append(m.stored[r.Product], r)
+		}
 	}
-	q := s.db().NewQuery(`INSERT INTO {{` + schema.AcceptedValuesTable + `}}
+	m.upsert = s.db().NewQuery(`INSERT INTO {{` + schema.AcceptedValuesTable + `}}
 		([[organization]], [[product]], [[field]], [[attribute]], [[revision]], [[before]], [[applied]])
 		VALUES ({:org}, {:product}, {:field}, {:attribute}, {:revision}, {:before}, {:applied})
 		ON CONFLICT ([[product]], [[field]], [[attribute]]) DO UPDATE SET
 		[[revision]] = excluded.[[revision]], [[before]] = excluded.[[before]], [[applied]] = excluded.[[applied]]`).Prepare()
-	defer q.Close()
+	return m, nil
+}
+
+func (m *acceptedMemory) close() { m.upsert.Close() }
+
+// remember records the values revision set on product (acceptedChanges).
+// An accepted value that replaces another one still in place keeps that
+// one's value before: the feed still carries it, not the first enrichment.
+func (m *acceptedMemory) remember(revision, product string, values []AcceptedValue) error {
+	stored := m.stored[product]
 	for _, v := range values {
 		i := slices.IndexFunc(stored, func(r acceptedRow) bool { return r.Field == v.Field && r.Attribute == v.Attribute })
 		if i >= 0 && v.Before != nil && stored[i].Applied == *v.Before {
 			v.Before = stored[i].Before // the earlier enrichment was still in place
 		}
-		_, err := q.Bind(dbx.Params{"org": string(org), "product": product.Id, "field": v.Field, "attribute": v.Attribute,
+		_, err := m.upsert.Bind(dbx.Params{"org": string(m.org), "product": product, "field": v.Field, "attribute": v.Attribute,
 			"revision": revision, "before": v.Before, "applied": v.Applied}).Execute()
 		if err != nil {
-			return fmt.Errorf("remember %s of product %s from revision %s: %w", v.Field, product.Id, revision, err)
+			return fmt.Errorf("remember %s of product %s from revision %s: %w", v.Field, product, revision, err)
+		}
+		row := acceptedRow{Product: product, Field: v.Field, Attribute: v.Attribute, Revision: revision, Before: v.Before, Applied: v.Applied}
+		if i >= 0 {
+			stored[i] = row
+		} else {
+			stored = append(stored, row)
 		}
 	}
+	m.stored[product] = stored
 	return nil
 }
 

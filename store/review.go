@@ -2,7 +2,6 @@ package store
 
 import (
 	"database/sql"
-	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"time"
@@ -11,8 +10,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	validation "github.com/pocketbase/ozzo-validation/v4"
-	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // The review decision: hooks/revisions.go decides when (a revision record is
@@ -91,89 +88,51 @@ func (s *Store) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error
 // apply as to any other change. The values revision set are remembered for
 // the catalog import (store/enrichments.go).
 func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, values enrichment.Fields, fields []string) error {
-	proposed := values
 	product, err := s.app.FindRecordById(schema.Products, productID)
 	if err != nil || product.GetString("organization") != string(org) || !product.GetBool("active") {
-		return enrichment.Invalid("product", "validation_product_gone",
-			"The product of this revision no longer exists or is inactive; it can only be rejected.",
-			"The product no longer exists or is inactive.")
+		return productGone()
 	}
-	for _, name := range fields {
-		switch name {
-		case "name":
-			product.Set("name", *proposed.Name)
-		case "slug":
-			product.Set("slug", *proposed.Slug)
-		case "description":
-			product.Set("description", *proposed.Description)
-		case "files":
-			product.Set("files", *proposed.Files)
-		case "attributes":
-			if err := s.mergeAttributes(org, product, *proposed.Attributes); err != nil {
-				return err
-			}
+	before := valuesOf(product)
+	after := before
+	link := attributeLinker(nil)
+	if values.Attributes != nil {
+		if link, err = s.linker(org, product.GetString("attributeTemplate"), *values.Attributes); err != nil {
+			return err
 		}
+	}
+	applyValues(&after, values, fields, link)
+	if err := setValues(product, after, fields); err != nil {
+		return err
 	}
 	if err := s.app.Save(product); err != nil {
 		var invalid validation.Errors
 		if errors.As(err, &invalid) {
-			e := enrichment.Invalid("product", "validation_cannot_apply",
-				"The approved fields cannot be applied to the product.", "The product cannot store the approved fields.")
-			e.Details = invalid
-			return e
+			return cannotApply(invalid)
 		}
 		return fmt.Errorf("save product %s: %w", product.Id, err)
 	}
-	return s.rememberAccepted(org, revision, product, fields)
+	memory, err := s.acceptedMemoryOf(org, []string{product.Id})
+	if err != nil {
+		return err
+	}
+	defer memory.close()
+	return memory.remember(revision, product.Id, acceptedChanges(before, after, fields))
 }
 
-// mergeAttributes replaces or adds the proposed attributes by attribute name
-// in product's list. An attribute linked to a template option keeps that
-// link; an unlinked one takes the proposed option (when it is one of the
-// organization's) or else the option of the product's template with its name.
-func (s *Store) mergeAttributes(org enrichment.Org, product *core.Record, proposed []enrichment.StoredAttribute) error {
-	attrs := []enrichment.StoredAttribute{}
-	if raw := product.GetString("attributes"); raw != "" && raw != "null" {
-		if err := json.Unmarshal([]byte(raw), &attrs); err != nil {
-			return fmt.Errorf("decode attributes of product %s: %w", product.Id, err)
-		}
-	}
-	byName, err := s.templateOptionIDs(org, product.GetString("attributeTemplate"))
-	if err != nil {
-		return err
-	}
-	known, err := s.optionRefs(org, unique(appendOptionIDs(nil, proposed)))
-	if err != nil {
-		return err
-	}
-	link := func(current int64, p enrichment.StoredAttribute) int64 {
-		if current != 0 {
-			return current
-		}
-		if _, ok := known[p.OptionID]; ok {
-			return p.OptionID
-		}
-		return byName[p.Attribute]
-	}
-	for _, p := range proposed {
-		found := false
-		for i := range attrs {
-			if attrs[i].Attribute == p.Attribute {
-				attrs[i].Detail = p.Detail
-				attrs[i].OptionID = link(attrs[i].OptionID, p)
-				found = true
-			}
-		}
-		if !found {
-			attrs = append(attrs, enrichment.StoredAttribute{Attribute: p.Attribute, Detail: p.Detail, OptionID: link(0, p)})
-		}
-	}
-	raw, err := json.Marshal(attrs)
-	if err != nil {
-		return fmt.Errorf("encode attributes of product %s: %w", product.Id, err)
-	}
-	product.Set("attributes", types.JSONRaw(raw))
-	return nil
+// productGone refuses to apply a decision to a product that no longer
+// exists or is inactive.
+func productGone() error {
+	return enrichment.Invalid("product", "validation_product_gone",
+		"The product of this revision no longer exists or is inactive; it can only be rejected.",
+		"The product no longer exists or is inactive.")
+}
+
+// cannotApply refuses a decision whose values the product cannot store.
+func cannotApply(invalid validation.Errors) error {
+	e := enrichment.Invalid("product", "validation_cannot_apply",
+		"The approved fields cannot be applied to the product.", "The product cannot store the approved fields.")
+	e.Details = invalid
+	return e
 }
 
 // templateOptionIDs maps the attribute names of org's template to their

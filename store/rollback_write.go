@@ -57,7 +57,7 @@ func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[str
 	if dryRun {
 		return nil, nil
 	}
-	if err := s.writeRevertedProducts(org, products); err != nil {
+	if err := s.writeProductValues(org, products, nil); err != nil {
 		return nil, err
 	}
 	ids := make([]int64, len(outcomes))
@@ -161,36 +161,51 @@ func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo m
 	return nil
 }
 
-// writeRevertedProducts writes the restored values of products (in id
-// order) with a new update time: the change feed's trigger records each active
-// one, and the organization's generation moves (cached export pages).
-func (s *Store) writeRevertedProducts(org enrichment.Org, products map[string]*enrichment.ProductValues) error {
-	q := s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[name]] = {:name}, [[slug]] = {:slug},
-		[[description]] = {:description}, [[attributes]] = {:attributes}, [[files]] = {:files}, [[updated]] = {:now}
+// writeProductValues writes the enrichable values of products (in id
+// order) with a new update time: the change feed's trigger records each
+// active one, and the organization's generation moves (cached export
+// pages). A rollback restores values with it, a set of decisions applies
+// them. Only the fields named in fields[id] are written (all when fields
+// has no entry for the product), so a value left alone keeps its stored form.
+func (s *Store) writeProductValues(org enrichment.Org, products map[string]*enrichment.ProductValues, fields map[string][]string) error {
+	// note: a field bound as NULL is not written (no enrichable value is NULL)
+	q := s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[name]] = COALESCE({:name}, [[name]]),
+		[[slug]] = COALESCE({:slug}, [[slug]]), [[description]] = COALESCE({:description}, [[description]]),
+		[[attributes]] = COALESCE({:attributes}, [[attributes]]), [[files]] = COALESCE({:files}, [[files]]), [[updated]] = {:now}
 		WHERE [[id]] = {:id} AND [[organization]] = {:org}`).Prepare()
 	defer q.Close()
 	ids := slices.Sorted(maps.Keys(products)) // note: a fixed order, so the change feed lists them in one
-	// note: the time of the write, not the rollback's: a product restored
+	// note: the time of the write, not the caller's: a product written
 	// again by a later chunk must move again for the change feed's trigger
 	stamp := FormatTime(time.Now())
 	for _, id := range ids {
 		v := products[id]
-		attrs := v.Attributes
-		if attrs == nil {
-			attrs = []enrichment.StoredAttribute{}
+		params := dbx.Params{"id": id, "org": string(org), "now": stamp,
+			"name": nil, "slug": nil, "description": nil, "attributes": nil, "files": nil}
+		written, listed := fields[id]
+		for _, f := range enrichment.EnrichableFields {
+			if listed && !slices.Contains(written, f) {
+				continue
+			}
+			var err error
+			switch f {
+			case "name":
+				params[f] = v.Name
+			case "slug":
+				params[f] = v.Slug
+			case "description":
+				params[f] = v.Description
+			case "attributes":
+				params[f], err = attributesJSON(v.Attributes)
+			case "files":
+				params[f], err = StringsJSON(v.Files)
+			}
+			if err != nil {
+				return fmt.Errorf("encode %s of product %s: %w", f, id, err)
+			}
 		}
-		attributes, err := json.Marshal(attrs)
-		if err != nil {
-			return fmt.Errorf("encode attributes of product %s: %w", id, err)
-		}
-		files, err := StringsJSON(v.Files)
-		if err != nil {
-			return err
-		}
-		_, err = q.Bind(dbx.Params{"id": id, "org": string(org), "name": v.Name, "slug": v.Slug, "description": v.Description,
-			"attributes": string(attributes), "files": files, "now": stamp}).Execute()
-		if err != nil {
-			return fmt.Errorf("restore product %s: %w", id, err)
+		if _, err := q.Bind(params).Execute(); err != nil {
+			return fmt.Errorf("write product %s: %w", id, err)
 		}
 	}
 	if len(ids) == 0 {

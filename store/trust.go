@@ -33,17 +33,49 @@ func (s *Store) RecordTrustDecision(org enrichment.Org, client int64, product st
 			return fmt.Errorf("template of product %s: %w", product, err)
 		}
 	}
+	d := trustDeltas{}
+	d.add(FormatID(client), template, confidence, mask, at)
+	return s.writeTrustDeltas(org, d)
+}
+
+// trustKey is one trust counter of an organization.
+type trustKey struct {
+	client, template, day string
+	confidence            int // -1 without
+	proposed, clean       int
+}
+
+// trustDeltas are people's decisions to count, added up by counter.
+type trustDeltas map[trustKey]int
+
+// add counts a person's decision on a revision of client for a product of
+// template ("" for none) with confidence (nil without), what it did per
+// field, at the moment at.
+func (d trustDeltas) add(client, template string, confidence *int, mask enrichment.FieldMask, at time.Time) {
 	c := -1
 	if confidence != nil {
 		c = *confidence
 	}
-	_, err := s.db().NewQuery(`INSERT INTO ` + schema.TrustCountsTable + ` (organization, client, template, confidence, day, proposed, clean, n)
-		VALUES ({:org}, {:client}, {:template}, {:confidence}, {:day}, {:proposed}, {:clean}, 1)
-		ON CONFLICT (organization, client, day, template, confidence, proposed, clean) DO UPDATE SET n = n + 1`).
-		Bind(dbx.Params{"org": string(org), "client": FormatID(client), "template": template, "confidence": c,
-			"day": at.UTC().Format(time.DateOnly), "proposed": mask.ProposedFields(), "clean": mask.Clean()}).Execute()
-	if err != nil {
-		return fmt.Errorf("count the decision for the trust policies of client %d: %w", client, err)
+	d[trustKey{client: client, template: template, day: at.UTC().Format(time.DateOnly), confidence: c,
+		proposed: mask.ProposedFields(), clean: mask.Clean()}]++
+}
+
+// writeTrustDeltas adds the deltas to org's trust counters, in the
+// caller's transaction.
+func (s *Store) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
+	if len(d) == 0 {
+		return nil
+	}
+	q := s.db().NewQuery(`INSERT INTO ` + schema.TrustCountsTable + ` (organization, client, template, confidence, day, proposed, clean, n)
+		VALUES ({:org}, {:client}, {:template}, {:confidence}, {:day}, {:proposed}, {:clean}, {:n})
+		ON CONFLICT (organization, client, day, template, confidence, proposed, clean) DO UPDATE SET n = n + excluded.n`).Prepare()
+	defer q.Close()
+	for k, n := range d {
+		_, err := q.Bind(dbx.Params{"org": string(org), "client": k.client, "template": k.template, "confidence": k.confidence,
+			"day": k.day, "proposed": k.proposed, "clean": k.clean, "n": n}).Execute()
+		if err != nil {
+			return fmt.Errorf("count decisions for the trust policies of client %s: %w", k.client, err)
+		}
 	}
 	return nil
 }

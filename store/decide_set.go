@@ -1,0 +1,250 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Decisions made together. A trust policy's acceptances and a reviewer's
+// group decision decide many revisions of one organization at once: here
+// they are read with one query per kind of row and written with prepared
+// statements in one transaction, where the review hook (hooks/revisions.go)
+// saves one revision record, and its product record, at a time. The rules
+// are the same (enrichment.Decide, the claims, the product's field rules)
+// and so are the effects: the product's values and update time (the change
+// feed's trigger, the generation), the accepted values remembered for the
+// import, the revision's decision, the metric and trust counters, the
+// webhook outbox, the claims ended; realtime once committed.
+
+// SetDecision is one decision of a set.
+type SetDecision struct {
+	Revision string
+	// Status, ApprovedFields, Reason and Comment; a decision with
+	// corrections or field reasons goes through the review hook
+	enrichment.Decision
+	Audit bool // a policy's acceptance drawn for audit
+}
+
+// SetDecider is who decides a set.
+type SetDecider struct {
+	Name     string // as the revisions record it in reviewer: "reviewer:EMAIL", "superuser:EMAIL"
+	Reviewer string // the deciding reviewer's record id: their own claims do not stop them
+	Policy   string // the trust policy deciding (decidedBy "policy"); "" for a person
+	// a refused decision stops the set: those after it are skipped
+	StopOnFailure bool
+}
+
+// SetOutcome is what became of one decision of a set.
+type SetOutcome struct {
+	Revision string
+	Err      error // why it was refused (a rule's *enrichment.Error); nil when decided or skipped
+	Skipped  bool  // not tried: an earlier decision was refused and the set stops on failure
+	// the decision as stored, when decided
+	Status         string
+	ApprovedFields []string
+	Reason         string
+	Comment        string
+	ReviewedAt     string
+}
+
+// Decided tells whether the decision was made.
+func (o SetOutcome) Decided() bool { return o.Err == nil && !o.Skipped }
+
+// setRow is a revision as a set of decisions reads it.
+type setRow struct {
+	ID              string         `db:"id"`
+	Client          string         `db:"apiClient"`
+	Product         string         `db:"product"`
+	Status          string         `db:"status"`
+	Created         types.DateTime `db:"created"`
+	Proposed        types.JSONRaw  `db:"proposed"`
+	Superseded      types.JSONRaw  `db:"supersededFields"`
+	SupersededAttrs types.JSONRaw  `db:"supersededAttributes"`
+	Model           types.JSONRaw  `db:"model"`
+	Band            string         `db:"confidenceBand"`
+	Confidence      int            `db:"confidence"`
+}
+
+// setProduct is a product as a set of decisions reads and changes it.
+type setProduct struct {
+	productValuesRow
+	Active   bool   `db:"active"`
+	Template string `db:"attributeTemplate"`
+	values   enrichment.ProductValues
+}
+
+// DecideSet makes ds, in order, on org's revisions, by who, at now, in one
+// transaction, and then announces the decided revisions to realtime
+// subscribers. Each decision is checked as the review hook checks a
+// record's: one refused leaves the others as they are. A revision
+// refused as overdue is expired, in a transaction of its own. The caller
+// notifies the webhook sender.
+func (s *Store) DecideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, error) {
+	return s.DecideChosenSet(org, who, now, func(*Store) ([]SetDecision, error) { return ds, nil })
+}
+
+// DecideChosenSet is DecideSet for the decisions choose returns, reading
+// in the set's transaction (a trust policy checks there again which of
+// its candidates still qualify).
+func (s *Store) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Time, choose func(tx *Store) ([]SetDecision, error)) ([]SetOutcome, error) {
+	var outcomes []SetOutcome
+	var decided []int64
+	var overdue []string
+	err := s.Transaction(func(tx *Store) error {
+		ds, err := choose(tx)
+		if err != nil || len(ds) == 0 {
+			return err
+		}
+		outcomes, decided, overdue, err = tx.decideSet(org, ds, who, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.announceRevisions(nil, decided)
+	if len(overdue) > 0 {
+		if _, err := s.ExpireRevisions(org, overdue, now); err != nil {
+			return outcomes, err
+		}
+	}
+	return outcomes, nil
+}
+
+// decideSet is DecideSet's work in the caller's transaction: it returns
+// the outcomes, the ids decided, and those refused as overdue.
+func (s *Store) decideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, []int64, []string, error) {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.Revision
+	}
+	revs, products, err := s.readSet(org, ids)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	policy, err := s.reviewPolicy(org)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	claims := map[string]enrichment.Claim{}
+	if who.Policy == "" { // a person's decisions: claims stop them (a policy is not a person)
+		if claims, err = s.LiveClaims([]enrichment.Org{org}, ids, now); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	w, err := s.newSetWriter(org, slices.Collect(maps.Keys(products)), who, now)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer w.close()
+	outcomes := make([]SetOutcome, len(ds))
+	var overdue []string
+	stopped := false
+	for i, d := range ds {
+		o := &outcomes[i]
+		o.Revision = d.Revision
+		if stopped {
+			o.Skipped = true
+			continue
+		}
+		o.Err = s.decideOne(w, revs[d.Revision], products, claims, d, who, policy, now, o)
+		if rule, ok := enrichment.AsError(o.Err); ok && rule.Rule == enrichment.RuleRevisionExpired {
+			overdue = append(overdue, d.Revision)
+		}
+		if o.Err != nil {
+			if _, ok := enrichment.AsError(o.Err); !ok {
+				return nil, nil, nil, o.Err // not a refusal: the whole set fails
+			}
+			stopped = who.StopOnFailure
+		}
+	}
+	if err := w.finish(); err != nil {
+		return nil, nil, nil, err
+	}
+	return outcomes, w.decided, overdue, nil
+}
+
+// readSet reads org's revisions ids and their products, each by id.
+func (s *Store) readSet(org enrichment.Org, ids []string) (map[string]*setRow, map[string]*setProduct, error) {
+	var rows []setRow
+	err := s.db().Select("id", "apiClient", "product", "status", "created", "proposed", "supersededFields", "supersededAttributes",
+		"model", "confidenceBand", "confidence").From(schema.Revisions).
+		Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&rows)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the revisions of a set of decisions: %w", err)
+	}
+	revs := make(map[string]*setRow, len(rows))
+	var productIDs []string
+	for i := range rows {
+		revs[rows[i].ID] = &rows[i]
+		if rows[i].Product != "" {
+			productIDs = append(productIDs, rows[i].Product)
+		}
+	}
+	products := map[string]*setProduct{}
+	if len(productIDs) == 0 {
+		return revs, products, nil
+	}
+	var prows []setProduct
+	err = s.db().Select("id", "name", "slug", "description", "attributes", "files", "active", "attributeTemplate").
+		From(schema.Products).Where(byIDsOf(org)).AndWhere(in("id", unique(productIDs))).All(&prows)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the products of a set of decisions: %w", err)
+	}
+	for i := range prows {
+		p := &prows[i]
+		p.values = enrichment.ProductValues{Name: p.Name, Slug: p.Slug, Description: p.Description,
+			Attributes: decodeAttributes(p.Attributes), Files: decodeStrings(p.Files)}
+		products[p.ID] = p
+	}
+	return revs, products, nil
+}
+
+// decideOne checks decision d on rev and, unless it is refused, applies it
+// to its product in memory and hands its writes to w, filling o.
+func (s *Store) decideOne(w *setWriter, rev *setRow, products map[string]*setProduct, claims map[string]enrichment.Claim,
+	d SetDecision, who SetDecider, policy enrichment.ReviewPolicy, now time.Time, o *SetOutcome) error {
+	if rev == nil {
+		return enrichment.ErrNotFound
+	}
+	if d.Status != enrichment.StatusAccepted && d.Status != enrichment.StatusRejected {
+		return enrichment.Invalid("status", "validation_invalid_status", "A revision can only be accepted or rejected.",
+			"Must be accepted or rejected.")
+	}
+	if rev.Status == enrichment.StatusPending && claims[rev.ID].HeldAgainst(who.Reviewer, now) {
+		return enrichment.ClaimHeld(claims[rev.ID])
+	}
+	under := enrichment.UnderReview{Status: rev.Status, Created: rev.Created.Time(),
+		Superseded: decodeStrings(rev.Superseded), SupersededAttributes: decodeStrings(rev.SupersededAttrs)}
+	if len(rev.Proposed) > 0 && string(rev.Proposed) != "null" {
+		if err := json.Unmarshal(rev.Proposed, &under.Proposed); err != nil {
+			return fmt.Errorf("decode proposed of revision %s: %w", rev.ID, err)
+		}
+	}
+	applied, _, err := enrichment.Decide(under, d.Decision, policy, now)
+	if err != nil {
+		return err
+	}
+	if len(applied.Fields) > 0 {
+		p := products[rev.Product]
+		if p == nil || !p.Active {
+			return productGone()
+		}
+		if err := w.apply(rev.ID, p, applied); err != nil {
+			return err
+		}
+	}
+	mask := enrichment.NewFieldMask(under.Proposed.Names(), applied.Fields, nil)
+	if err := w.revision(rev, products[rev.Product], d, applied, mask); err != nil {
+		return err
+	}
+	*o = SetOutcome{Revision: rev.ID, Status: d.Status, ApprovedFields: orEmpty(applied.Fields), Reason: d.Reason,
+		Comment: d.Comment, ReviewedAt: w.stamp}
+	return nil
+}

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"encoding/json/v2"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/dbx"
+)
+
+// setWriter gathers and writes the effects of a set of decisions, in the
+// caller's transaction: revisions and accepted values as each decision is
+// made, the products, counters, webhook outbox and claims once at the end.
+type setWriter struct {
+	s      *Store
+	org    enrichment.Org
+	who    SetDecider
+	now    time.Time
+	stamp  string
+	memory *acceptedMemory
+	mark   *dbx.Query
+	// option ids of each template's attributes, read once per set
+	templates map[string]map[string]int64
+
+	changed map[string]*enrichment.ProductValues // products with values applied
+	fields  map[string][]string                  // and the fields applied to each
+	deltas  metricDeltas
+	trust   trustDeltas
+	events  map[string][]int64 // revisions by webhook event
+	decided []int64
+}
+
+// newSetWriter prepares the writes of a set of decisions on org's
+// products; close it after use.
+func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
+	memory, err := s.acceptedMemoryOf(org, products)
+	if err != nil {
+		return nil, err
+	}
+	w := &setWriter{s: s, org: org, who: who, now: now, stamp: FormatTime(now), memory: memory,
+		templates: map[string]map[string]int64{}, changed: map[string]*enrichment.ProductValues{}, fields: map[string][]string{},
+		deltas: metricDeltas{}, trust: trustDeltas{}, events: map[string][]int64{}}
+	// note: status 'pending' in the WHERE clause: a revision decided meanwhile is not decided again
+	w.mark = s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = {:status}, [[approvedFields]] = {:fields},
+		[[approvedAttributes]] = {:attrs}, [[decisionMask]] = {:mask}, [[reason]] = {:reason}, [[comment]] = {:comment},
+		[[reviewedAt]] = {:now}, [[closedAt]] = {:now}, [[reviewer]] = {:reviewer}, [[decidedBy]] = {:decidedBy},
+		[[policy]] = {:policy}, [[audit]] = {:audit}, [[updated]] = {:now}
+		WHERE [[id]] = {:id} AND [[organization]] = {:org} AND [[status]] = 'pending'`).Prepare()
+	return w, nil
+}
+
+func (w *setWriter) close() {
+	w.memory.close()
+	w.mark.Close()
+}
+
+// apply applies what a decision on revision applies to p's values in
+// memory, once the product's field rules accept them, and remembers the
+// accepted values.
+func (w *setWriter) apply(revision string, p *setProduct, applied enrichment.Applied) error {
+	after := p.values
+	var link attributeLinker
+	if applied.Values.Attributes != nil {
+		byName, ok := w.templates[p.Template]
+		if !ok {
+			var err error
+			if byName, err = w.s.templateOptionIDs(w.org, p.Template); err != nil {
+				return err
+			}
+			w.templates[p.Template] = byName
+		}
+		var err error
+		if link, err = w.s.linkerWith(w.org, byName, *applied.Values.Attributes); err != nil {
+			return err
+		}
+	}
+	applyValues(&after, applied.Values, applied.Fields, link)
+	if err := checkProductValues(w.s.app, after, applied.Fields); err != nil {
+		return err
+	}
+	if err := w.memory.remember(revision, p.ID, acceptedChanges(p.values, after, applied.Fields)); err != nil {
+		return err
+	}
+	p.values = after
+	w.changed[p.ID] = &p.values
+	for _, f := range applied.Fields {
+		if !slices.Contains(w.fields[p.ID], f) {
+			w.fields[p.ID] = append(w.fields[p.ID], f)
+		}
+	}
+	return nil
+}
+
+// revision writes decision d on rev (of product p, nil when gone) and
+// counts it.
+func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied enrichment.Applied, mask enrichment.FieldMask) error {
+	decidedBy, reviewer, audit := enrichment.DecidedByReviewer, w.who.Name, ""
+	if w.who.Policy != "" {
+		decidedBy, reviewer, mask = enrichment.DecidedByPolicy, "policy:"+w.who.Policy, mask|enrichment.ByPolicy
+		if d.Audit {
+			audit = enrichment.AuditPending
+		}
+	}
+	fields, err := json.Marshal(orEmpty(applied.Fields))
+	if err != nil {
+		return err
+	}
+	var attrs any // NULL while none is applied
+	if len(applied.Attributes) > 0 {
+		b, err := json.Marshal(applied.Attributes)
+		if err != nil {
+			return err
+		}
+		attrs = string(b)
+	}
+	res, err := w.mark.Bind(dbx.Params{"id": rev.ID, "org": string(w.org), "status": d.Status, "fields": string(fields),
+		"attrs": attrs, "mask": int(mask), "reason": d.Reason, "comment": d.Comment, "now": w.stamp, "reviewer": reviewer,
+		"decidedBy": decidedBy, "policy": w.who.Policy, "audit": audit}).Execute()
+	if err != nil {
+		return fmt.Errorf("decide revision %s: %w", rev.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("decide revision %s: it is no longer pending", rev.ID)
+	}
+	model := storedModel(rev.Model)
+	w.deltas.move(rev.Client, model, rev.Created.Time(), w.now, d.Status, rev.Band, d.Reason)
+	w.deltas.addFields(rev.Client, model, w.now, mask, 1)
+	if w.who.Policy == "" { // a person's decision: the trust policies' measurement
+		template := ""
+		if p != nil {
+			template = p.Template
+		}
+		var confidence *int
+		if rev.Band != "" {
+			confidence = &rev.Confidence
+		}
+		w.trust.add(rev.Client, template, confidence, mask, w.now)
+	}
+	id := storedID(rev.ID)
+	event := enrichment.RevisionEvent(d.Status)
+	w.events[event] = append(w.events[event], id)
+	w.decided = append(w.decided, id)
+	return nil
+}
+
+// finish writes what the decisions changed beyond their revisions.
+func (w *setWriter) finish() error {
+	if len(w.changed) > 0 {
+		if err := w.s.writeProductValues(w.org, w.changed, w.fields); err != nil {
+			return err
+		}
+	}
+	if err := w.s.writeMetricDeltas(w.org, w.deltas); err != nil {
+		return err
+	}
+	if err := w.s.writeTrustDeltas(w.org, w.trust); err != nil {
+		return err
+	}
+	for _, status := range []string{enrichment.StatusAccepted, enrichment.StatusRejected} {
+		event := enrichment.RevisionEvent(status)
+		if err := w.s.queueRevisionEvents(w.org, event, w.events[event]); err != nil {
+			return err
+		}
+	}
+	if len(w.decided) == 0 {
+		return nil
+	}
+	// a decision ends any claim on its revision
+	_, err := w.s.db().Delete(schema.ReviewClaims, in("revision", stringIDs(w.decided))).Execute()
+	if err != nil {
+		return fmt.Errorf("end the claims on decided revisions: %w", err)
+	}
+	return nil
+}

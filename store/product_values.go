@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json/v2"
+	"fmt"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
+	validation "github.com/pocketbase/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// A decision's effect on a product, in memory: the review hook applies it
+// to a product record (store/review.go), a set of decisions to the values
+// it read with SQL (store/decide_set.go); both then remember what changed
+// (store/enrichments.go).
+
+// attributeLinker decides which template option an applied attribute links:
+// the one it already links (current), else the proposed option when it is
+// one of the organization's, else the option of the product's template
+// with its name.
+type attributeLinker func(current int64, proposed enrichment.StoredAttribute) int64
+
+// linker makes the attributeLinker of org's product of template (""
+// without one) for the proposed attributes.
+func (s *Store) linker(org enrichment.Org, template string, proposed []enrichment.StoredAttribute) (attributeLinker, error) {
+	byName, err := s.templateOptionIDs(org, template)
+	if err != nil {
+		return nil, err
+	}
+	return s.linkerWith(org, byName, proposed)
+}
+
+// linkerWith is linker with the template's option ids by attribute name
+// already read.
+func (s *Store) linkerWith(org enrichment.Org, byName map[string]int64, proposed []enrichment.StoredAttribute) (attributeLinker, error) {
+	known, err := s.optionRefs(org, unique(appendOptionIDs(nil, proposed)))
+	if err != nil {
+		return nil, err
+	}
+	return func(current int64, p enrichment.StoredAttribute) int64 {
+		if current != 0 {
+			return current
+		}
+		if _, ok := known[p.OptionID]; ok {
+			return p.OptionID
+		}
+		return byName[p.Attribute]
+	}, nil
+}
+
+// applyValues writes the named fields of values into p; proposed
+// attributes replace or join p's by attribute name, linked by link.
+func applyValues(p *enrichment.ProductValues, values enrichment.Fields, fields []string, link attributeLinker) {
+	for _, name := range fields {
+		switch name {
+		case "name":
+			p.Name = *values.Name
+		case "slug":
+			p.Slug = *values.Slug
+		case "description":
+			p.Description = *values.Description
+		case "files":
+			p.Files = *values.Files
+		case "attributes":
+			p.Attributes = mergedAttributes(p.Attributes, *values.Attributes, link)
+		}
+	}
+}
+
+// mergedAttributes is attrs (not modified) with proposed replacing or
+// joining them by attribute name.
+func mergedAttributes(attrs, proposed []enrichment.StoredAttribute, link attributeLinker) []enrichment.StoredAttribute {
+	out := append([]enrichment.StoredAttribute{}, attrs...)
+	for _, p := range proposed {
+		found := false
+		for i := range out {
+			if out[i].Attribute == p.Attribute {
+				out[i].Detail = p.Detail
+				out[i].OptionID = link(out[i].OptionID, p)
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, enrichment.StoredAttribute{Attribute: p.Attribute, Detail: p.Detail, OptionID: link(0, p)})
+		}
+	}
+	return out
+}
+
+// valuesOf reads a product record's enrichable values.
+func valuesOf(r *core.Record) enrichment.ProductValues {
+	return enrichment.ProductValues{Name: r.GetString("name"), Slug: r.GetString("slug"), Description: r.GetString("description"),
+		Attributes: decodeAttributes([]byte(r.GetString("attributes"))), Files: decodeStrings([]byte(r.GetString("files")))}
+}
+
+// setValues writes the named fields of v to a product record.
+func setValues(r *core.Record, v enrichment.ProductValues, fields []string) error {
+	for _, name := range fields {
+		switch name {
+		case "name":
+			r.Set("name", v.Name)
+		case "slug":
+			r.Set("slug", v.Slug)
+		case "description":
+			r.Set("description", v.Description)
+		case "files":
+			r.Set("files", v.Files)
+		case "attributes":
+			raw, err := attributesJSON(v.Attributes)
+			if err != nil {
+				return fmt.Errorf("encode attributes of product %s: %w", r.Id, err)
+			}
+			r.Set("attributes", raw)
+		}
+	}
+	return nil
+}
+
+// attributesJSON renders attributes as stored: a list, [] for none.
+func attributesJSON(attrs []enrichment.StoredAttribute) (string, error) {
+	if attrs == nil {
+		attrs = []enrichment.StoredAttribute{}
+	}
+	raw, err := json.Marshal(attrs)
+	return string(raw), err
+}
+
+// checkProductValues checks the named fields of v against the products
+// collection's own field rules (lengths, JSON size), as saving the product
+// as a record would: a set of decisions writes products with SQL.
+func checkProductValues(app core.App, v enrichment.ProductValues, fields []string) error {
+	col, err := app.FindCachedCollectionByNameOrId(schema.Products)
+	if err != nil {
+		return fmt.Errorf("products collection: %w", err)
+	}
+	rec := core.NewRecord(col)
+	if err := setValues(rec, v, fields); err != nil {
+		return err
+	}
+	for _, name := range fields {
+		f := col.Fields.GetByName(name)
+		if f == nil {
+			continue
+		}
+		if err := f.ValidateValue(context.Background(), app, rec); err != nil {
+			return cannotApply(validation.Errors{name: err})
+		}
+	}
+	return nil
+}
