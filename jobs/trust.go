@@ -16,9 +16,9 @@ import (
 )
 
 // The trust policies' worker (docs/review.md): every second it lets each
-// active policy accept its client's qualifying pending revisions, in
-// batches, each acceptance an ordinary decision saved through the review
-// hook (hooks/revisions.go) with decidedBy "policy"; every ten seconds it
+// active policy accept its client's qualifying pending revisions, what
+// each step reads as one set of decisions (store.DecideChosenSet: the
+// review hook's rules and effects, decidedBy "policy"); every ten seconds it
 // brings every policy's measurement and state up to date. It keeps nothing
 // but cursors in memory: after a restart it reads the pending revisions
 // from the first, so one stored before a crash is decided after it.
@@ -27,8 +27,9 @@ import (
 const (
 	TrustTick        = time.Second      // how often active policies act
 	TrustRefresh     = 10 * time.Second // how often measurements and states are brought up to date
-	trustBatch       = 250              // revisions accepted per transaction
-	trustScan        = 1000             // new pending revisions read per policy and step
+	// note: what a step reads it accepts in one transaction: under a load of
+	// writers, each transaction first waits its turn for SQLite's writer
+	trustScan        = 2000             // new pending revisions read per policy and step
 	trustSweep       = 200              // older pending revisions read again per policy and tick
 	trustFailedLimit = 10000            // revisions remembered as failing, at most
 )
@@ -208,11 +209,7 @@ func (t *Trust) act(p store.Policy) int {
 			todo = append(todo, id)
 		}
 	}
-	n := 0
-	for start := 0; start < len(todo); start += trustBatch {
-		n += t.accept(p, todo[start:min(start+trustBatch, len(todo))])
-	}
-	return n
+	return t.accept(p, todo)
 }
 
 // accept accepts those of ids that p still qualifies, as one set of

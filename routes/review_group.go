@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
+	"time"
 
+	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/catalog-enrichment/enrichment/webhooks"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -166,12 +168,13 @@ type decisionsResponse struct {
 	Results []decisionResult `json:"results"`
 }
 
-// reviewDecisions makes a group decision in one request: each revision is
-// saved as a records API update of it would save it, in a transaction of
-// its own, so the review hook (hooks/revisions.go) applies every rule and
-// effect of a decision; one refused does not undo the others. A revision
-// the identity may not see is refused as not found, as the records API
-// refuses it.
+// reviewDecisions makes a group decision in one request, in order: each
+// run of decisions on one organization's revisions is one set of
+// decisions (store.DecideSet), which applies every rule and effect of the
+// review hook (hooks/revisions.go) to each: one refused does not undo the
+// others. Should a set fail as a whole, its revisions are saved one by one
+// as records API updates. A revision the identity may not see is refused
+// as not found, as the records API refuses it.
 func reviewDecisions(e *core.RequestEvent) error {
 	orgs, err := reviewedOrgs(e)
 	if err != nil {
@@ -189,46 +192,120 @@ func reviewDecisions(e *core.RequestEvent) error {
 	for i, d := range req.Decisions {
 		ids[i] = d.ID
 	}
-	records, err := e.App.FindRecordsByIds(schema.Revisions, ids)
+	orgOf, err := store.New(e.App).RevisionOrgs(orgs, ids)
 	if err != nil {
 		return internalError(e, "read the revisions of a group decision", err)
 	}
-	byID := make(map[string]*core.Record, len(records))
-	for _, r := range records {
-		if slices.Contains(orgs, enrichment.Org(r.GetString("organization"))) {
-			byID[r.Id] = r
-		}
-	}
 	out := decisionsResponse{Results: make([]decisionResult, 0, len(req.Decisions))}
 	stopped := false
-	for _, d := range req.Decisions {
-		res := decisionResult{ID: d.ID}
-		switch rev := byID[d.ID]; {
+	for start := 0; start < len(req.Decisions); {
+		org := orgOf[req.Decisions[start].ID]
+		end := start + 1
+		for end < len(req.Decisions) && orgOf[req.Decisions[end].ID] == org {
+			end++
+		}
+		run := req.Decisions[start:end]
+		start = end
+		var results []decisionResult
+		switch {
 		case stopped:
-			res.Outcome = outcomeSkipped
-		case rev == nil:
-			res.Outcome, res.Error = outcomeRefused, router.NewNotFoundError("", nil)
+			for _, d := range run {
+				results = append(results, decisionResult{ID: d.ID, Outcome: outcomeSkipped})
+			}
+		case org == "": // none the identity may see
+			for _, d := range run {
+				results = append(results, decisionResult{ID: d.ID, Outcome: outcomeRefused, Error: router.NewNotFoundError("", nil)})
+			}
 		default:
-			if apiErr := saveDecision(e, rev, d); apiErr != nil {
-				res.Outcome, res.Error = outcomeRefused, apiErr
-			} else {
-				res.Outcome, res.Revision = outcomeDecided, &decidedRevision{ID: rev.Id, Status: rev.GetString("status"),
-					ApprovedFields: rev.GetStringSlice("approvedFields"), ReviewedAt: rev.GetString("reviewedAt"),
-					Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
+			if results, err = decideRun(e, org, run, req.StopOnFailure); err != nil {
+				return internalError(e, "decide a group", err)
 			}
 		}
-		switch res.Outcome {
-		case outcomeDecided:
-			out.Decided++
-		case outcomeRefused:
-			out.Refused++
-			stopped = req.StopOnFailure
-		default:
-			out.Skipped++
+		for _, res := range results {
+			switch res.Outcome {
+			case outcomeDecided:
+				out.Decided++
+			case outcomeRefused:
+				out.Refused++
+				stopped = stopped || req.StopOnFailure
+			default:
+				out.Skipped++
+			}
 		}
-		out.Results = append(out.Results, res)
+		out.Results = append(out.Results, results...)
+	}
+	if out.Decided > 0 {
+		webhooks.Notify(e.App)
 	}
 	return e.JSON(http.StatusOK, out)
+}
+
+// decideRun decides a run of a group's decisions on org's revisions as one
+// set, or, should the set fail as a whole, one by one through the review
+// hook.
+func decideRun(e *core.RequestEvent, org enrichment.Org, run []groupDecision, stopOnFailure bool) ([]decisionResult, error) {
+	ds := make([]store.SetDecision, len(run))
+	for i, d := range run {
+		ds[i] = store.SetDecision{Revision: d.ID, Decision: enrichment.Decision{Status: d.Status,
+			ApprovedFields: deref(d.ApprovedFields), Reason: deref(d.Reason), Comment: deref(d.Comment)}}
+	}
+	who := store.SetDecider{Name: hooks.Decider(e.Auth), StopOnFailure: stopOnFailure}
+	if e.Auth != nil && e.Auth.Collection().Name == schema.Reviewers {
+		who.Reviewer = e.Auth.Id
+	}
+	outcomes, err := store.New(e.App).DecideSet(org, ds, who, time.Now())
+	if err != nil {
+		e.App.Logger().Warn("enrichment: a group decision's set failed; its revisions are decided one by one", "error", err.Error())
+		return decideOneByOne(e, run, stopOnFailure)
+	}
+	results := make([]decisionResult, len(outcomes))
+	for i, o := range outcomes {
+		res := decisionResult{ID: o.Revision}
+		switch {
+		case o.Skipped:
+			res.Outcome = outcomeSkipped
+		case o.Err != nil:
+			apiErr, ok := apierror.From(o.Err)
+			if !ok {
+				return nil, o.Err
+			}
+			res.Outcome, res.Error = outcomeRefused, apiErr
+		default:
+			res.Outcome, res.Revision = outcomeDecided, &decidedRevision{ID: o.Revision, Status: o.Status,
+				ApprovedFields: o.ApprovedFields, ReviewedAt: o.ReviewedAt, Reason: o.Reason, Comment: o.Comment}
+		}
+		results[i] = res
+	}
+	return results, nil
+}
+
+// decideOneByOne saves each decision of run as a records API update of
+// its revision, each in a transaction of its own.
+func decideOneByOne(e *core.RequestEvent, run []groupDecision, stopOnFailure bool) ([]decisionResult, error) {
+	var results []decisionResult
+	stopped := false
+	for _, d := range run {
+		res := decisionResult{ID: d.ID}
+		if stopped {
+			res.Outcome = outcomeSkipped
+			results = append(results, res)
+			continue
+		}
+		rev, err := e.App.FindRecordById(schema.Revisions, d.ID)
+		if err != nil {
+			return nil, fmt.Errorf("read revision %s: %w", d.ID, err)
+		}
+		if apiErr := saveDecision(e, rev, d); apiErr != nil {
+			res.Outcome, res.Error = outcomeRefused, apiErr
+			stopped = stopOnFailure
+		} else {
+			res.Outcome, res.Revision = outcomeDecided, &decidedRevision{ID: rev.Id, Status: rev.GetString("status"),
+				ApprovedFields: rev.GetStringSlice("approvedFields"), ReviewedAt: rev.GetString("reviewedAt"),
+				Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
+		}
+		results = append(results, res)
+	}
+	return results, nil
 }
 
 // saveDecision saves d on rev as the records API saves an update: the
@@ -258,6 +335,15 @@ func saveDecision(e *core.RequestEvent, rev *core.Record, d groupDecision) *rout
 		e.App.Logger().Error("enrichment: decide a revision of a group", "revision", rev.Id, "error", err.Error())
 	}
 	return router.NewBadRequestError("Failed to update record.", err)
+}
+
+// deref is *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // isID tells whether s is a record id of ours.

@@ -190,3 +190,23 @@ func (s *Store) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.O
 	}
 	return enrichment.Org(org), nil
 }
+
+// RevisionOrgs maps those of the revisions that belong to one of orgs to
+// their organization; the others are left out.
+func (s *Store) RevisionOrgs(orgs []enrichment.Org, revisions []string) (map[string]enrichment.Org, error) {
+	var rows []struct {
+		ID  string `db:"id"`
+		Org string `db:"organization"`
+	}
+	err := s.db().Select("id", "organization").From(schema.Revisions).Where(in("id", revisions)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("organizations of revisions: %w", err)
+	}
+	out := make(map[string]enrichment.Org, len(rows))
+	for _, r := range rows {
+		if slices.Contains(orgs, enrichment.Org(r.Org)) {
+			out[r.ID] = enrichment.Org(r.Org)
+		}
+	}
+	return out, nil
+}
