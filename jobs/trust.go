@@ -25,13 +25,13 @@ import (
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
-	TrustTick        = time.Second      // how often active policies act
-	TrustRefresh     = 10 * time.Second // how often measurements and states are brought up to date
+	TrustTick    = time.Second      // how often active policies act
+	TrustRefresh = 10 * time.Second // how often measurements and states are brought up to date
 	// note: what a step reads it accepts in one transaction: under a load of
 	// writers, each transaction first waits its turn for SQLite's writer
-	trustScan        = 2000             // new pending revisions read per policy and step
-	trustSweep       = 200              // older pending revisions read again per policy and tick
-	trustFailedLimit = 10000            // revisions remembered as failing, at most
+	trustScan        = 2000  // new pending revisions read per policy and step
+	trustSweep       = 200   // older pending revisions read again per policy and tick
+	trustFailedLimit = 10000 // revisions remembered as failing, at most
 )
 
 // Trust is the trust policies' worker of one app.

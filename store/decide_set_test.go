@@ -236,17 +236,17 @@ func (w *decisionWorld) decisions() []store.SetDecision {
 			ApprovedFields: approved, Reason: reason, Comment: comment}}
 	}
 	return []store.SetDecision{
-		d(0, enrichment.StatusAccepted, nil, "", ""),                                    // name and attributes
+		d(0, enrichment.StatusAccepted, nil, "", ""),                                     // name and attributes
 		d(1, enrichment.StatusAccepted, []string{"description"}, "incomplete", "no pdf"), // in part
 		d(2, enrichment.StatusRejected, nil, "off_brand", "not our voice"),
-		d(3, enrichment.StatusAccepted, nil, "", ""),                                // BULK-0001, then
-		d(10, enrichment.StatusAccepted, nil, "", ""),                               // the other client's on the same product
-		d(4, enrichment.StatusAccepted, nil, "", ""),                                // claimed by another: 409
-		d(5, enrichment.StatusAccepted, nil, "", ""),                                // already decided
-		d(6, enrichment.StatusAccepted, nil, "", ""),                                // its product retired
-		d(7, enrichment.StatusAccepted, []string{"slug"}, "", ""),                   // a field not proposed
+		d(3, enrichment.StatusAccepted, nil, "", ""),                                   // BULK-0001, then
+		d(10, enrichment.StatusAccepted, nil, "", ""),                                  // the other client's on the same product
+		d(4, enrichment.StatusAccepted, nil, "", ""),                                   // claimed by another: 409
+		d(5, enrichment.StatusAccepted, nil, "", ""),                                   // already decided
+		d(6, enrichment.StatusAccepted, nil, "", ""),                                   // its product retired
+		d(7, enrichment.StatusAccepted, []string{"slug"}, "", ""),                      // a field not proposed
 		d(8, enrichment.StatusAccepted, []string{"attributes.Size"}, "inaccurate", ""), // one attribute of two
-		d(9, enrichment.StatusRejected, []string{"name"}, "", ""),                   // approved fields on a rejection
+		d(9, enrichment.StatusRejected, []string{"name"}, "", ""),                      // approved fields on a rejection
 	}
 }
 
