@@ -38,18 +38,28 @@ func preparedOf(app core.App) *preparedStatements {
 }
 
 // query runs query with args on a statement prepared the first time.
+// note: a statement is prepared outside the lock (a prepare may wait for
+// a connection of the pool), so two first uses may both prepare it: the
+// first one stored is kept, the other closed.
 func (p *preparedStatements) query(query string, args []any) (*sql.Rows, error) {
 	p.mu.Lock()
 	stmt, ok := p.stmts[query]
-	if !ok && len(p.stmts) < maxPrepared {
-		var err error
-		if stmt, err = p.db.Prepare(query); err != nil {
-			p.mu.Unlock()
+	room := len(p.stmts) < maxPrepared
+	p.mu.Unlock()
+	if !ok && room {
+		fresh, err := p.db.Prepare(query)
+		if err != nil {
 			return nil, fmt.Errorf("prepare: %w", err)
 		}
-		p.stmts[query] = stmt
+		p.mu.Lock()
+		if stmt, ok = p.stmts[query]; !ok && len(p.stmts) < maxPrepared {
+			p.stmts[query], stmt = fresh, fresh
+		}
+		p.mu.Unlock()
+		if stmt != fresh {
+			fresh.Close()
+		}
 	}
-	p.mu.Unlock()
 	if stmt == nil {
 		return p.db.Query(query, args...)
 	}
