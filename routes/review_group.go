@@ -234,9 +234,7 @@ func reviewDecisions(e *core.RequestEvent) error {
 		}
 		out.Results = append(out.Results, results...)
 	}
-	if out.Decided > 0 {
-		webhooks.Notify(e.App)
-	}
+	webhooks.Notify(e.App) // the decided revisions' events, and those of any expired meanwhile
 	return e.JSON(http.StatusOK, out)
 }
 
