@@ -21,6 +21,7 @@ type setWriter struct {
 	now    time.Time
 	stamp  string
 	memory *acceptedMemory
+	check  *productChecker
 	mark   *dbx.Query
 	// option ids of each template's attributes, read once per set
 	templates map[string]map[string]int64
@@ -36,11 +37,15 @@ type setWriter struct {
 // newSetWriter prepares the writes of a set of decisions on org's
 // products; close it after use.
 func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
+	check, err := newProductChecker(s.app)
+	if err != nil {
+		return nil, err
+	}
 	memory, err := s.acceptedMemoryOf(org, products)
 	if err != nil {
 		return nil, err
 	}
-	w := &setWriter{s: s, org: org, who: who, now: now, stamp: FormatTime(now), memory: memory,
+	w := &setWriter{s: s, org: org, who: who, now: now, stamp: FormatTime(now), memory: memory, check: check,
 		templates: map[string]map[string]int64{}, changed: map[string]*enrichment.ProductValues{}, fields: map[string][]string{},
 		deltas: metricDeltas{}, trust: trustDeltas{}, events: map[string][]int64{}}
 	// note: status 'pending' in the WHERE clause: a revision decided meanwhile is not decided again
@@ -78,7 +83,7 @@ func (w *setWriter) apply(revision string, p *setProduct, applied enrichment.App
 		}
 	}
 	applyValues(&after, applied.Values, applied.Fields, link)
-	if err := checkProductValues(w.s.app, after, applied.Fields); err != nil {
+	if err := w.check.check(after, applied.Fields); err != nil {
 		return err
 	}
 	if err := w.memory.remember(revision, p.ID, acceptedChanges(p.values, after, applied.Fields)); err != nil {

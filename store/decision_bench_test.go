@@ -58,3 +58,44 @@ func BenchmarkDecision(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
 }
+
+// BenchmarkDecideSet measures a set of 500 acceptances of typical
+// proposals, as a group decision or a trust policy's step makes them
+// (store.DecideSet: the same rules and effects as BenchmarkDecision's, in
+// one transaction). It reports the time per decision besides the set's.
+//
+//	GOTOOLCHAIN=auto go test ./store/ -run '^$' -bench DecideSet -benchtime 10x
+func BenchmarkDecideSet(b *testing.B) {
+	env := newBenchEnv(b)
+	rng := rand.New(rand.NewPCG(7, 9))
+	const size = 500
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		first := (n % 8) * size // products not decided before in this run's first 8 sets
+		res, err := env.st.Submit(env.org, env.client, benchProposals(rng, env.skus[first:first+size]),
+			store.SubmitOptions{ExternalID: fmt.Sprint("set-", n)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ds []store.SetDecision
+		for _, r := range res {
+			if r.RevisionID != nil {
+				ds = append(ds, store.SetDecision{Revision: store.FormatID(*r.RevisionID),
+					Decision: enrichment.Decision{Status: enrichment.StatusAccepted}})
+			}
+		}
+		n++
+		b.StartTimer()
+		out, err := env.st.DecideSet(env.org, ds, store.SetDecider{Name: "reviewer:bench@example.com"}, time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			if !o.Decided() {
+				b.Fatalf("revision %s: %v", o.Revision, o.Err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*size), "µs/decision")
+}

@@ -127,24 +127,34 @@ func attributesJSON(attrs []enrichment.StoredAttribute) (string, error) {
 	return string(raw), err
 }
 
-// checkProductValues checks the named fields of v against the products
-// collection's own field rules (lengths, JSON size), as saving the product
-// as a record would: a set of decisions writes products with SQL.
-func checkProductValues(app core.App, v enrichment.ProductValues, fields []string) error {
+// productChecker checks product values against the products collection's
+// own field rules (lengths, JSON size), as saving the product as a record
+// would: a set of decisions writes products with SQL.
+type productChecker struct {
+	app core.App
+	col *core.Collection
+	rec *core.Record // reused: only the fields checked are set
+}
+
+func newProductChecker(app core.App) (*productChecker, error) {
 	col, err := app.FindCachedCollectionByNameOrId(schema.Products)
 	if err != nil {
-		return fmt.Errorf("products collection: %w", err)
+		return nil, fmt.Errorf("products collection: %w", err)
 	}
-	rec := core.NewRecord(col)
-	if err := setValues(rec, v, fields); err != nil {
+	return &productChecker{app: app, col: col, rec: core.NewRecord(col)}, nil
+}
+
+// check checks the named fields of v.
+func (c *productChecker) check(v enrichment.ProductValues, fields []string) error {
+	if err := setValues(c.rec, v, fields); err != nil {
 		return err
 	}
 	for _, name := range fields {
-		f := col.Fields.GetByName(name)
+		f := c.col.Fields.GetByName(name)
 		if f == nil {
 			continue
 		}
-		if err := f.ValidateValue(context.Background(), app, rec); err != nil {
+		if err := f.ValidateValue(context.Background(), c.app, c.rec); err != nil {
 			return cannotApply(validation.Errors{name: err})
 		}
 	}
