@@ -187,23 +187,34 @@ func (s *Store) readSet(org enrichment.Org, ids []string) (map[string]*setRow, m
 			productIDs = append(productIDs, rows[i].Product)
 		}
 	}
-	products := map[string]*setProduct{}
-	if len(productIDs) == 0 {
-		return revs, products, nil
-	}
-	var prows []setProduct
-	err = s.db().Select("id", "name", "slug", "description", "attributes", "files", "active", "attributeTemplate").
-		From(schema.Products).Where(byIDsOf(org)).AndWhere(in("id", unique(productIDs))).All(&prows)
+	products, err := s.readProducts(org, productIDs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the products of a set of decisions: %w", err)
+		return nil, nil, err
 	}
-	for i := range prows {
-		p := &prows[i]
+	return revs, products, nil
+}
+
+// readProducts reads org's products ids (repeats and "" allowed) by id;
+// those that do not exist are left out.
+func (s *Store) readProducts(org enrichment.Org, ids []string) (map[string]*setProduct, error) {
+	ids = slices.DeleteFunc(unique(slices.Clone(ids)), func(id string) bool { return id == "" })
+	products := make(map[string]*setProduct, len(ids))
+	if len(ids) == 0 {
+		return products, nil
+	}
+	var rows []setProduct
+	err := s.db().Select("id", "name", "slug", "description", "attributes", "files", "active", "attributeTemplate").
+		From(schema.Products).Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("read products of organization %s: %w", org, err)
+	}
+	for i := range rows {
+		p := &rows[i]
 		p.values = enrichment.ProductValues{Name: p.Name, Slug: p.Slug, Description: p.Description,
 			Attributes: decodeAttributes(p.Attributes), Files: decodeStrings(p.Files)}
 		products[p.ID] = p
 	}
-	return revs, products, nil
+	return products, nil
 }
 
 // decideOne checks decision d on rev and, unless it is refused, applies it

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json/v2"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -15,19 +14,14 @@ import (
 // caller's transaction: revisions and accepted values as each decision is
 // made, the products, counters, webhook outbox and claims once at the end.
 type setWriter struct {
-	s      *Store
-	org    enrichment.Org
-	who    SetDecider
-	now    time.Time
-	stamp  string
-	memory *acceptedMemory
-	check  *productChecker
-	mark   *dbx.Query
-	// option ids of each template's attributes, read once per set
-	templates map[string]map[string]int64
+	*productEdits
+	s     *Store
+	org   enrichment.Org
+	who   SetDecider
+	now   time.Time
+	stamp string
+	mark  *dbx.Query
 
-	changed map[string]*enrichment.ProductValues // products with values applied
-	fields  map[string][]string                  // and the fields applied to each
 	deltas  metricDeltas
 	trust   trustDeltas
 	events  map[string][]int64 // revisions by webhook event
@@ -37,16 +31,11 @@ type setWriter struct {
 // newSetWriter prepares the writes of a set of decisions on org's
 // products; close it after use.
 func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
-	check, err := newProductChecker(s.app)
+	edits, err := s.newProductEdits(org, products)
 	if err != nil {
 		return nil, err
 	}
-	memory, err := s.acceptedMemoryOf(org, products)
-	if err != nil {
-		return nil, err
-	}
-	w := &setWriter{s: s, org: org, who: who, now: now, stamp: FormatTime(now), memory: memory, check: check,
-		templates: map[string]map[string]int64{}, changed: map[string]*enrichment.ProductValues{}, fields: map[string][]string{},
+	w := &setWriter{productEdits: edits, s: s, org: org, who: who, now: now, stamp: FormatTime(now),
 		deltas: metricDeltas{}, trust: trustDeltas{}, events: map[string][]int64{}}
 	// note: status 'pending' in the WHERE clause: a revision decided meanwhile is not decided again
 	w.mark = s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = {:status}, [[approvedFields]] = {:fields},
@@ -58,45 +47,8 @@ func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecid
 }
 
 func (w *setWriter) close() {
-	w.memory.close()
+	w.productEdits.close()
 	w.mark.Close()
-}
-
-// apply applies what a decision on revision applies to p's values in
-// memory, once the product's field rules accept them, and remembers the
-// accepted values.
-func (w *setWriter) apply(revision string, p *setProduct, applied enrichment.Applied) error {
-	after := p.values
-	var link attributeLinker
-	if applied.Values.Attributes != nil {
-		byName, ok := w.templates[p.Template]
-		if !ok {
-			var err error
-			if byName, err = w.s.templateOptionIDs(w.org, p.Template); err != nil {
-				return err
-			}
-			w.templates[p.Template] = byName
-		}
-		var err error
-		if link, err = w.s.linkerWith(w.org, byName, *applied.Values.Attributes); err != nil {
-			return err
-		}
-	}
-	applyValues(&after, applied.Values, applied.Fields, link)
-	if err := w.check.check(after, applied.Fields); err != nil {
-		return err
-	}
-	if err := w.memory.remember(revision, p.ID, acceptedChanges(p.values, after, applied.Fields)); err != nil {
-		return err
-	}
-	p.values = after
-	w.changed[p.ID] = &p.values
-	for _, f := range applied.Fields {
-		if !slices.Contains(w.fields[p.ID], f) {
-			w.fields[p.ID] = append(w.fields[p.ID], f)
-		}
-	}
-	return nil
 }
 
 // revision writes decision d on rev (of product p, nil when gone) and
@@ -153,10 +105,8 @@ func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied 
 
 // finish writes what the decisions changed beyond their revisions.
 func (w *setWriter) finish() error {
-	if len(w.changed) > 0 {
-		if err := w.s.writeProductValues(w.org, w.changed, w.fields); err != nil {
-			return err
-		}
+	if err := w.productEdits.write(); err != nil {
+		return err
 	}
 	if err := w.s.writeMetricDeltas(w.org, w.deltas); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json/v2"
 	"fmt"
+	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -22,18 +23,9 @@ import (
 // with its name.
 type attributeLinker func(current int64, proposed enrichment.StoredAttribute) int64
 
-// linker makes the attributeLinker of org's product of template (""
-// without one) for the proposed attributes.
-func (s *Store) linker(org enrichment.Org, template string, proposed []enrichment.StoredAttribute) (attributeLinker, error) {
-	byName, err := s.templateOptionIDs(org, template)
-	if err != nil {
-		return nil, err
-	}
-	return s.linkerWith(org, byName, proposed)
-}
-
-// linkerWith is linker with the template's option ids by attribute name
-// already read.
+// linkerWith makes the attributeLinker of a product whose template's
+// options are byName (option ids by attribute name; none without a
+// template), for the proposed attributes.
 func (s *Store) linkerWith(org enrichment.Org, byName map[string]int64, proposed []enrichment.StoredAttribute) (attributeLinker, error) {
 	known, err := s.optionRefs(org, unique(appendOptionIDs(nil, proposed)))
 	if err != nil {
@@ -87,12 +79,6 @@ func mergedAttributes(attrs, proposed []enrichment.StoredAttribute, link attribu
 		}
 	}
 	return out
-}
-
-// valuesOf reads a product record's enrichable values.
-func valuesOf(r *core.Record) enrichment.ProductValues {
-	return enrichment.ProductValues{Name: r.GetString("name"), Slug: r.GetString("slug"), Description: r.GetString("description"),
-		Attributes: decodeAttributes([]byte(r.GetString("attributes"))), Files: decodeStrings([]byte(r.GetString("files")))}
 }
 
 // setValues writes the named fields of v to a product record.
@@ -159,4 +145,80 @@ func (c *productChecker) check(v enrichment.ProductValues, fields []string) erro
 		}
 	}
 	return nil
+}
+
+// productEdits applies decisions to products in memory and writes them
+// together, in the caller's transaction: a single decision of the review
+// hook and a set of decisions alike.
+type productEdits struct {
+	s      *Store
+	org    enrichment.Org
+	memory *acceptedMemory
+	check  *productChecker
+	// option ids of each template's attributes, read once
+	templates map[string]map[string]int64
+
+	changed map[string]*enrichment.ProductValues // products with values applied
+	fields  map[string][]string                  // and the fields applied to each
+}
+
+// newProductEdits prepares to edit org's products; close it after use.
+func (s *Store) newProductEdits(org enrichment.Org, products []string) (*productEdits, error) {
+	check, err := newProductChecker(s.app)
+	if err != nil {
+		return nil, err
+	}
+	memory, err := s.acceptedMemoryOf(org, products)
+	if err != nil {
+		return nil, err
+	}
+	return &productEdits{s: s, org: org, memory: memory, check: check, templates: map[string]map[string]int64{},
+		changed: map[string]*enrichment.ProductValues{}, fields: map[string][]string{}}, nil
+}
+
+func (w *productEdits) close() { w.memory.close() }
+
+// apply applies what a decision on revision applies to p's values in
+// memory, once the product's field rules accept them, and remembers the
+// accepted values; write writes the products.
+func (w *productEdits) apply(revision string, p *setProduct, applied enrichment.Applied) error {
+	after := p.values
+	var link attributeLinker
+	if applied.Values.Attributes != nil {
+		byName, ok := w.templates[p.Template]
+		if !ok {
+			var err error
+			if byName, err = w.s.templateOptionIDs(w.org, p.Template); err != nil {
+				return err
+			}
+			w.templates[p.Template] = byName
+		}
+		var err error
+		if link, err = w.s.linkerWith(w.org, byName, *applied.Values.Attributes); err != nil {
+			return err
+		}
+	}
+	applyValues(&after, applied.Values, applied.Fields, link)
+	if err := w.check.check(after, applied.Fields); err != nil {
+		return err
+	}
+	if err := w.memory.remember(revision, p.ID, acceptedChanges(p.values, after, applied.Fields)); err != nil {
+		return err
+	}
+	p.values = after
+	w.changed[p.ID] = &p.values
+	for _, f := range applied.Fields {
+		if !slices.Contains(w.fields[p.ID], f) {
+			w.fields[p.ID] = append(w.fields[p.ID], f)
+		}
+	}
+	return nil
+}
+
+// write writes the products edited, with their new update time.
+func (w *productEdits) write() error {
+	if len(w.changed) == 0 {
+		return nil
+	}
+	return w.s.writeProductValues(w.org, w.changed, w.fields)
 }

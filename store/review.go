@@ -45,7 +45,7 @@ func (s *Store) Decide(rev ReviewedRevision, d enrichment.Decision, now time.Tim
 	if err != nil || len(applied.Fields) == 0 {
 		return applied, decided, err
 	}
-	if err := s.applyToProduct(rev.Org, rev.ID, rev.Product, applied.Values, applied.Fields); err != nil {
+	if err := s.applyToProduct(rev.Org, rev.ID, rev.Product, applied); err != nil {
 		return enrichment.Applied{}, false, fmt.Errorf("revision %s: %w", rev.ID, err)
 	}
 	return applied, true, nil
@@ -83,40 +83,29 @@ func (s *Store) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error
 	return enrichment.ReviewPolicy{TTLDays: row.TTL, RequireReason: row.RequireReason}, nil
 }
 
-// applyToProduct writes the named fields of values to org's product and
-// saves it as a record, so its validation, its update time and its hooks
-// apply as to any other change. The values revision set are remembered for
-// the catalog import (store/enrichments.go).
-func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, values enrichment.Fields, fields []string) error {
-	product, err := s.app.FindRecordById(schema.Products, productID)
-	if err != nil || product.GetString("organization") != string(org) || !product.GetBool("active") {
-		return productGone()
-	}
-	before := valuesOf(product)
-	after := before
-	link := attributeLinker(nil)
-	if values.Attributes != nil {
-		if link, err = s.linker(org, product.GetString("attributeTemplate"), *values.Attributes); err != nil {
-			return err
-		}
-	}
-	applyValues(&after, values, fields, link)
-	if err := setValues(product, after, fields); err != nil {
-		return err
-	}
-	if err := s.app.Save(product); err != nil {
-		var invalid validation.Errors
-		if errors.As(err, &invalid) {
-			return cannotApply(invalid)
-		}
-		return fmt.Errorf("save product %s: %w", product.Id, err)
-	}
-	memory, err := s.acceptedMemoryOf(org, []string{product.Id})
+// applyToProduct applies what a decision on revision applies to org's
+// product, as a set of decisions does (store/decide_set.go): checked
+// against the products collection's field rules, written with a new
+// update time (the change feed, the generation), the accepted values
+// remembered for the catalog import (store/enrichments.go).
+func (s *Store) applyToProduct(org enrichment.Org, revision, productID string, applied enrichment.Applied) error {
+	products, err := s.readProducts(org, []string{productID})
 	if err != nil {
 		return err
 	}
-	defer memory.close()
-	return memory.remember(revision, product.Id, acceptedChanges(before, after, fields))
+	p := products[productID]
+	if p == nil || !p.Active {
+		return productGone()
+	}
+	edits, err := s.newProductEdits(org, []string{productID})
+	if err != nil {
+		return err
+	}
+	defer edits.close()
+	if err := edits.apply(revision, p, applied); err != nil {
+		return err
+	}
+	return edits.write()
 }
 
 // productGone refuses to apply a decision to a product that no longer
