@@ -214,6 +214,10 @@ func (im *importer) writeBatch(write []store.ImportProductRow, inserted, ids []i
 		q := &im.batch[k]
 		im.seen[ids[k]] = fileProduct{index: int32(q.index), line: int32(q.line),
 			variant: q.p.VariantMaster != "", hasExternalID: q.p.ExternalID != ""}
+		if im.written != nil {
+			im.written.add(q.row.SKU)
+			im.written.add(q.row.ExternalID)
+		}
 	}
 	im.batch = im.batch[:0]
 	return nil
