@@ -78,3 +78,33 @@ func TestFirstImportChecksAcrossBatches(t *testing.T) {
 		}
 	})
 }
+
+// The first import's filter never forgets a key, across its growth, and
+// rarely claims one it was not given.
+func TestWrittenKeys(t *testing.T) {
+	w := newWrittenKeys()
+	const n = 3*bloomFirst - 7 // a filter of bloomFirst keys, then one of twice that
+	for i := range n {
+		w.add(fmt.Sprintf("SKU-%d", i))
+	}
+	if len(w.filters) != 2 {
+		t.Errorf("%d filters for %d keys, want 2", len(w.filters), n)
+	}
+	for i := range n {
+		if !w.mayHave(fmt.Sprintf("SKU-%d", i)) {
+			t.Fatalf("SKU-%d forgotten", i)
+		}
+	}
+	claimed := 0
+	for i := range n {
+		if w.mayHave(fmt.Sprintf("OTHER-%d", i)) {
+			claimed++
+		}
+	}
+	if claimed > n/500 {
+		t.Errorf("%d of %d keys never added are claimed", claimed, n)
+	}
+	if w.mayHave("") || len(w.keep([]string{"", "SKU-1", "NOPE"})) != 1 {
+		t.Errorf("keep")
+	}
+}
