@@ -11,10 +11,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/signal"
@@ -191,11 +193,22 @@ func rerender(path string) error {
 
 // writeCatalog generates the catalog into a file.
 func writeCatalog(path string, opt gen.Options) error {
+	return writeCatalogWith(path, opt, gen.Write)
+}
+
+// writeCatalogWith writes the catalog of opt to path with write (gen.Write,
+// gen.WriteShopifyCSV).
+func writeCatalogWith(path string, opt gen.Options, write func(io.Writer, gen.Options) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := gen.Write(f, opt); err != nil {
+	w := bufio.NewWriter(f)
+	if err := write(w, opt); err != nil {
+		f.Close()
+		return fmt.Errorf("generate catalog: %w", err)
+	}
+	if err := w.Flush(); err != nil {
 		f.Close()
 		return fmt.Errorf("generate catalog: %w", err)
 	}
@@ -229,9 +242,9 @@ type importResult struct {
 	BytesPerProduct float64 `json:"databaseBytesPerProduct"`
 }
 
-func importCatalog(ctx context.Context, bin, dir, org, path string) (importResult, error) {
+func importCatalog(ctx context.Context, bin, dir, org, path string, flags ...string) (importResult, error) {
 	all0, self0 := machineBusy(), selfCPU()
-	res, err := runCLI(ctx, bin, dir, importTimeout, "import", "--org", org, path, "--json")
+	res, err := runCLI(ctx, bin, dir, importTimeout, append(append([]string{"import", "--org", org}, flags...), path, "--json")...)
 	others := (machineBusy() - all0) - (selfCPU() - self0) - res.CPU.Seconds()
 	if err != nil {
 		return importResult{}, err

@@ -14,13 +14,16 @@ import (
 )
 
 type report struct {
-	Machine   machineInfo        `json:"machine"`
-	Config    config             `json:"config"`
-	Import    importResult       `json:"import"`
-	Reimport  *importResult      `json:"reimport,omitempty"` // the same file again; absent in older results
-	Scenarios []scenarioResult   `json:"scenarios"`
-	Ratios    map[string]float64 `json:"ratios"`
-	Server    struct {
+	Machine  machineInfo   `json:"machine"`
+	Config   config        `json:"config"`
+	Import   importResult  `json:"import"`
+	Reimport *importResult `json:"reimport,omitempty"` // the same file again; absent in older results
+	// the same catalog as a Shopify product CSV into an empty organization
+	// of a data folder of its own; absent in older results
+	ImportShopify *importResult      `json:"importShopify,omitempty"`
+	Scenarios     []scenarioResult   `json:"scenarios"`
+	Ratios        map[string]float64 `json:"ratios"`
+	Server        struct {
 		PeakRSSMB  float64    `json:"peakRSSMB"`            // VmHWM over the whole run
 		PeakAnonMB float64    `json:"peakAnonMB,omitempty"` // the largest RssAnon sampled during the scenarios and the soak; 0 in older results
 		Logs       logSummary `json:"logs"`

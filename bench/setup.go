@@ -74,7 +74,40 @@ func importBenchCatalog(ctx context.Context, cfg config, bin, data, tmp string, 
 	rep.Reimport = &again
 	logf("re-import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
 		again.Products, again.Seconds, again.ProductsPerSec, again.PeakRSSMB, again.CPU, again.OtherCPU)
+	shop, err := importShopifyCatalog(ctx, cfg, bin, tmp, opt)
+	if err != nil {
+		return "", err
+	}
+	rep.ImportShopify = &shop
 	return orgID, nil
+}
+
+// importShopifyCatalog imports the same catalog as a Shopify product CSV
+// (opt.Products variants) into a new organization of a data folder of its
+// own, deleted after, so that the scenarios' database is the JSON one's.
+func importShopifyCatalog(ctx context.Context, cfg config, bin, tmp string, opt gen.Options) (importResult, error) {
+	csvPath, data := filepath.Join(tmp, "shop.csv"), filepath.Join(tmp, "shop-data")
+	defer os.Remove(csvPath)
+	defer os.RemoveAll(data)
+	logf("generating the same catalog as a Shopify CSV")
+	if err := writeCatalogWith(csvPath, opt, gen.WriteShopifyCSV); err != nil {
+		return importResult{}, err
+	}
+	var org struct {
+		ID int64 `json:"id"`
+	}
+	if err := cliJSON(ctx, bin, data, &org, "org", "create", "--name", "Bench Shop", "--json"); err != nil {
+		return importResult{}, err
+	}
+	waitIdle(ctx, cfg.WaitIdle, 0, "Shopify CSV import")
+	logf("importing the Shopify CSV")
+	res, err := importCatalog(ctx, bin, data, fmt.Sprint(org.ID), csvPath, "--format", "shopify-csv")
+	if err != nil {
+		return importResult{}, err
+	}
+	logf("Shopify CSV import: %d products in %.2f s (%.0f products/s), peak RSS %.0f MB, CPU: import %.2f, others %.2f",
+		res.Products, res.Seconds, res.ProductsPerSec, res.PeakRSSMB, res.CPU, res.OtherCPU)
+	return res, nil
 }
 
 // createKey creates an API key of org with the command line and returns

@@ -31,7 +31,7 @@ func (im *importer) lookUp() (*batchKeys, error) {
 			exts = append(exts, p.ExternalID)
 		}
 	}
-	rows, err := im.s.ImportProductsByKeys(im.org, skus, exts)
+	rows, err := im.storedByKeys(skus, exts)
 	if err != nil {
 		return nil, err
 	}

@@ -64,3 +64,25 @@ func TestImportWritesTheChangeFeed(t *testing.T) {
 		t.Errorf("a refused import put %q in the feed", got)
 	}
 }
+
+// The feed carries a new product's SKU as it is, quotes, backslashes and
+// all, whatever its batch.
+func TestImportFeedKeepsSKUs(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Feed SKUs")
+	skus := []string{`Q"1`, `B\2`, "É-3 ☃", "T\tab"}
+	file := bulkFile(`{"sku": "Q\"1"}, {"sku": "B\\2"}`, `{"sku": "É-3 ☃"}, {"sku": "T\tab"}, {"sku": "<&>", "active": false}, {"sku": "<&>!"}`)
+	mustImport(t, app, org, file, Options{})
+	got, _ := feedSince(t, app, org, 0)
+	if len(got) != batchSize+10+5 {
+		t.Errorf("%d changes, want %d", len(got), batchSize+10+5)
+	}
+	for _, want := range []string{"upsert " + skus[0], "upsert " + skus[1], "upsert " + skus[2], "upsert " + skus[3], "upsert <&>!"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no %q in the feed", want)
+		}
+	}
+	if slices.Contains(got, "upsert <&>") {
+		t.Errorf("an inactive product in the feed")
+	}
+}

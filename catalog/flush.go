@@ -29,20 +29,16 @@ func (im *importer) flush() error {
 		return err
 	}
 	write := make([]store.ImportProductRow, 0, len(im.batch))
-	var inserted []int64
 	for k := range im.batch {
 		out, err := im.settle(b, k, ids, stored[k], known)
 		if err != nil {
 			return err
 		}
-		if out == created {
-			inserted = append(inserted, im.batch[k].row.ID)
-		}
 		if out != unchanged {
 			write = append(write, im.batch[k].row)
 		}
 	}
-	return im.writeBatch(write, inserted, ids)
+	return im.writeBatch(write, ids)
 }
 
 // placeAll places every product of the batch: the stored product each
@@ -201,19 +197,20 @@ func (im *importer) deferChecks(q *decoded, out outcome, master int64, certain b
 // writeBatch writes the rows that differ, records the new ones in the
 // change feed, remembers the batch's products as the file's, and empties
 // the batch.
-func (im *importer) writeBatch(write []store.ImportProductRow, inserted, ids []int64) error {
+func (im *importer) writeBatch(write []store.ImportProductRow, ids []int64) error {
+	// note: the writer records the new products in the change feed, which
+	// no trigger sees
 	if err := im.writer.Write(write); err != nil {
-		return err
-	}
-	// note: no trigger sees product inserts (store/changes.go); their rows
-	// are read back while still in the page cache
-	if err := im.s.RecordUpserts(im.org, inserted); err != nil {
 		return err
 	}
 	for k := range im.batch {
 		q := &im.batch[k]
 		im.seen[ids[k]] = fileProduct{index: int32(q.index), line: int32(q.line),
 			variant: q.p.VariantMaster != "", hasExternalID: q.p.ExternalID != ""}
+		if im.written != nil {
+			im.written.add(q.row.SKU)
+			im.written.add(q.row.ExternalID)
+		}
 	}
 	im.batch = im.batch[:0]
 	return nil

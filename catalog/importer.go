@@ -42,7 +42,8 @@ type importer struct {
 	writer  *store.ImportProductWriter
 	buf     []byte // digest scratch space
 
-	enriched bool // the organization has accepted values on record
+	enriched bool         // the organization has accepted values on record
+	written  *writtenKeys // a first import's keys (nil when the organization had products)
 	accepted acceptedChanges
 }
 
@@ -108,9 +109,17 @@ func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, e
 	if err != nil {
 		return nil, err
 	}
+	hasProducts, err := s.HasImportProducts(org)
+	if err != nil {
+		return nil, err
+	}
+	var written *writtenKeys
+	if !hasProducts {
+		written = newWrittenKeys()
+	}
 	stamp := opts.stamp()
 	return &importer{
-		s: s, org: org, now: stamp, opts: opts, state: state, enriched: enriched,
+		s: s, org: org, now: stamp, opts: opts, state: state, enriched: enriched, written: written,
 		writer:      s.NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},

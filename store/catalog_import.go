@@ -124,6 +124,19 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	return st, nil
 }
 
+// HasImportProducts says whether org has any product, active or not: an
+// import into an organization without any (a new merchant's first) knows
+// that every product it finds was written by itself.
+func (s *Store) HasImportProducts(org enrichment.Org) (bool, error) {
+	var n int
+	err := s.db().NewQuery(`SELECT COUNT(*) FROM (SELECT 1 FROM {{products}} WHERE [[organization]] = {:org} LIMIT 1)`).
+		Bind(dbx.Params{"org": string(org)}).Row(&n)
+	if err != nil {
+		return false, fmt.Errorf("look for products of organization %s: %w", org, err)
+	}
+	return n > 0, nil
+}
+
 // storedProductColumns are the columns a StoredProduct is scanned from.
 const storedProductColumns = "[[id]], [[sku]], [[externalId]], [[variantMaster]], [[active]], [[importHash]]"
 

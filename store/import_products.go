@@ -2,11 +2,15 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json/jsontext"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
 
@@ -42,6 +46,9 @@ type ImportProductWriter struct {
 	now                     string
 	insert, update, setHash *dbx.Query
 	params                  dbx.Params
+	newIDs                  []int64 // the new active products of a Write
+	news                    []byte  // and as JSON, [[id, sku], ...]
+	newsValid               bool    // every SKU in news is valid UTF-8
 }
 
 // NewImportProductWriter returns a writer of org's products stamped now.
@@ -59,10 +66,13 @@ func (w *ImportProductWriter) prepare() {
 }
 
 // Write stores rows: a Stored row updates its product (all fields but
-// created; an empty externalId keeps the stored one), any other is inserted.
+// created; an empty externalId keeps the stored one), any other is
+// inserted, and the active ones among those are recorded in the change
+// feed (no trigger sees inserts; updates are the triggers').
 func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
 	w.prepare()
 	p := w.params
+	w.news, w.newIDs, w.newsValid = w.news[:0], w.newIDs[:0], true
 	for _, r := range rows {
 		p["id"], p["organization"], p["sku"], p["externalId"] = FormatID(r.ID), string(w.org), r.SKU, r.ExternalID
 		p["gtin"], p["name"], p["slug"], p["description"], p["active"] = r.GTIN, r.Name, r.Slug, r.Desc, r.Active
@@ -76,10 +86,48 @@ func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
 		stmt := w.insert
 		if r.Stored {
 			stmt = w.update
+		} else if r.Active {
+			w.news, w.newIDs = appendChange(w.news, r.ID, r.SKU), append(w.newIDs, r.ID)
+			w.newsValid = w.newsValid && utf8.ValidString(r.SKU)
 		}
 		if err := w.exec(stmt, r.ID, r.SKU); err != nil {
 			return err
 		}
+	}
+	return w.recordNew()
+}
+
+// appendChange appends "id<TAB>sku" to buf, a JSON array of strings
+// being built (an id has no tab, so the first one ends it).
+func appendChange(buf []byte, id int64, sku string) []byte {
+	if len(buf) == 0 {
+		buf = append(buf, '[')
+	} else {
+		buf = append(buf, ',')
+	}
+	buf, _ = jsontext.AppendQuote(buf, strconv.FormatInt(id, 10)+"\t"+sku)
+	return buf
+}
+
+// recordNew writes an upsert to the change feed for each of w.newIDs, in
+// the order written (id order), in one statement. note: from the values
+// written (w.news), not by reading the rows back by id (RecordUpserts),
+// which cost more; but for a SKU that is not valid UTF-8, which JSON would
+// not carry as it is
+func (w *ImportProductWriter) recordNew() error {
+	if len(w.newIDs) == 0 {
+		return nil
+	}
+	if !w.newsValid {
+		return w.s.RecordUpserts(w.org, w.newIDs)
+	}
+	w.news = append(w.news, ']')
+	_, err := w.s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
+		SELECT {:org}, substr([[value]], 1, instr([[value]], char(9)) - 1), substr([[value]], instr([[value]], char(9)) + 1),
+		'upsert', strftime('%Y-%m-%d %H:%M:%fZ', 'now') FROM json_each({:news})`).
+		Bind(dbx.Params{"org": string(w.org), "news": string(w.news)}).Execute()
+	if err != nil {
+		return fmt.Errorf("record new products of organization %s in the change feed: %w", w.org, err)
 	}
 	return nil
 }
