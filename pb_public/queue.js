@@ -77,12 +77,31 @@ function writeAddress() {
 }
 
 function readAddress() {
-  const q = new URLSearchParams(location.search);
-  for (const k of ['client', 'template', 'sku']) if (q.has(k)) state.filters[k] = q.get(k);
-  if (q.has('band')) state.filters.band = q.get('band') === 'none' ? '' : q.get('band');
-  if (api.sorts.some((s) => s.value === q.get('sort'))) state.sort = q.get('sort');
+  const { f, sortKey } = fromAddress(api.sorts);
+  Object.assign(state.filters, f);
+  state.sort = sortKey;
   $('#f-sku').value = state.filters.sku;
-  state.filters.triage = Object.fromEntries(triageKeys.filter((k) => q.get(k)).map((k) => [k, q.get(k)]));
+}
+
+// fromAddress reads the filters and order the address names over the
+// defaults, with the orders known: {f, sortKey}, as api.listQueue takes them.
+function fromAddress(known) {
+  const q = new URLSearchParams(location.search);
+  const f = { client: '', band: 'all', template: '', sku: '' };
+  for (const k of ['client', 'template', 'sku']) if (q.has(k)) f[k] = q.get(k);
+  if (q.has('band')) f.band = q.get('band') === 'none' ? '' : q.get('band');
+  f.triage = Object.fromEntries(triageKeys.filter((k) => q.get(k)).map((k) => [k, q.get(k)]));
+  const sortKey = known.some((s) => s.value === q.get('sort')) ? q.get('sort') : known[0]?.value;
+  return { f, sortKey };
+}
+
+/**
+ * firstAsk is what the queue's first load will ask, with the orders known,
+ * before anything is read: the filters and order of the address, the
+ * first page (the one that holds revision around, when one is linked).
+ */
+export function firstAsk(known, around = null) {
+  return { ...fromAddress(known), around };
 }
 
 /** triage is the triage filters in force (from the address after a reload), by their API names. */
@@ -326,9 +345,12 @@ export function select(index, { focus = false, force = false, open = false } = {
   state.moves++;
   markCurrent();
   const el = $('#queue-list').querySelectorAll('.item')[index];
+  // note: the revision's reads leave before the list is laid out for the
+  // scroll, unless the reviewer opened it (on a phone, the list then hides)
+  if (!open) state.onSelect(state.items[index], { open });
   el?.scrollIntoView({ block: 'nearest' });
   if (focus) el?.focus();
-  state.onSelect(state.items[index], { open });
+  if (open) state.onSelect(state.items[index], { open });
 }
 
 /** move goes to the next (+1) or previous (-1) revision, across pages; extend: select on the way. */

@@ -1,0 +1,92 @@
+package browser
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// holdVocabularyJS, run before the page's scripts at each load, notes the
+// first view's reads in the order the page asks them (window.__asked) and
+// holds the vocabulary's request back until the queue is asked for (3 s
+// at most), as a slow answer would.
+const holdVocabularyJS = `if (location.protocol.startsWith('http')) {
+	window.__asked = [];
+	const real = window.fetch;
+	let queueAsked;
+	const queueSeen = new Promise((resolve) => { queueAsked = resolve; });
+	const kinds = [['vocabulary', /review\/vocabulary/], ['queue', /review\/queue/], ['clients', /collections\/api_clients\//],
+		['templates', /collections\/attribute_templates\//], ['sign-in check', /auth-refresh/], ['live updates', /\/api\/realtime/]];
+	window.fetch = function (input, init) {
+		const url = String(input instanceof Request ? input.url : input);
+		const kind = kinds.find(([, re]) => re.test(url))?.[0];
+		if (kind) window.__asked.push(kind);
+		if (kind === 'queue') queueAsked();
+		if (kind !== 'vocabulary') return real.call(this, input, init);
+		return Promise.race([queueSeen, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
+			window.__asked.push('vocabulary sent');
+			return real.call(this, input, init);
+		});
+	};
+}`
+
+// TestFirstViewReadsAhead: at a load with a remembered sign-in, the page
+// asks for the queue, the clients and the templates at once, beside the
+// vocabulary and the check of the sign-in, not after them (the queue with
+// the orders and page size the last vocabulary read named); the live
+// updates start once the queue is drawn. The queue shown is the server's.
+func TestFirstViewReadsAhead(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-M", 40, enrichment.Fields{Name: ptr("Trail Classic")}},
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-NEW", 75, enrichment.Fields{Name: ptr("Newest edition")}})
+	byConfidence := []string{ids[1], ids[2], ids[0]}
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdVocabularyJS}); err != nil {
+		t.Fatal(err)
+	}
+
+	do(t, ctx, chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	waitRevision(t, ctx, byConfidence[0])
+	if got := queueIDs(t, ctx); !slices.Equal(got, byConfidence) {
+		t.Errorf("queue %v, want %v", got, byConfidence)
+	}
+	waitFor(t, ctx, "the live updates", `window.__asked.includes('live updates')`)
+	asked := eval[[]string](t, ctx, `window.__asked`)
+	sent := slices.Index(asked, "vocabulary sent")
+	for _, read := range []string{"queue", "clients", "templates", "sign-in check"} {
+		if i := slices.Index(asked, read); i < 0 || i > sent {
+			t.Errorf("%s asked for after the vocabulary's answer, not beside it: %v", read, asked)
+		}
+	}
+	if slices.Index(asked, "live updates") < slices.Index(asked, "queue") {
+		t.Errorf("live updates started before the queue was asked for: %v", asked)
+	}
+	if !eval[bool](t, ctx, `(() => {
+		const entry = (re) => performance.getEntriesByType('resource').find((e) => re.test(e.name));
+		return entry(/\/api\/realtime/).startTime >= entry(/review\/queue/).responseEnd;
+	})()`) {
+		t.Error("the live updates started before the queue's answer")
+	}
+
+	// a vocabulary remembered from another server's version: the page asks
+	// again with the one it reads now
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`localStorage.setItem('enrichment.vocabulary',
+		JSON.stringify({ sorts: [{ value: 'age-asc', label: 'Oldest first' }], limits: { queuePageSize: 2 } }))`),
+		chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	if got := queueIDs(t, ctx); !slices.Equal(got, byConfidence) {
+		t.Errorf("with another vocabulary remembered, queue %v, want %v", got, byConfidence)
+	}
+	if got := eval[int](t, ctx, `JSON.parse(localStorage.getItem('enrichment.vocabulary')).limits.queuePageSize`); got != enrichment.QueuePageSize {
+		t.Errorf("remembered page size %d, want the server's %d", got, enrichment.QueuePageSize)
+	}
+}
