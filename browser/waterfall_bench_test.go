@@ -41,6 +41,7 @@ func BenchmarkReviewPageWaterfall(b *testing.B) {
 			profiled(b, ctx, func() { timesToInteractive(b, ctx, s.url, min(50, pending), 1) })
 			movesBrokenDown(b, ctx, 8)
 			profiled(b, ctx, func() { movesBrokenDown(b, ctx, 8) })
+			profiled(b, ctx, func() { b.Logf("after a: %v", decisionsToNext(b, ctx, 8)) })
 		})
 	}
 }

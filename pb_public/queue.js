@@ -247,17 +247,19 @@ function renderBands(counts) {
 function renderList() {
   const list = $('#queue-list');
   const hadFocus = list.contains(document.activeElement);
-  replace(list, state.items.map((r, i) => {
+  replace(list, state.items.map((r) => {
     const fields = api.fieldNames.filter((f) => r.proposed && Object.hasOwn(r.proposed, f));
+    // note: an item finds its place when clicked: decided ones leave the list without drawing it again
+    const at = () => state.items.findIndex((x) => x.id === r.id);
     return h('li', { class: state.selected.has(r.id) ? 'picked' : null },
       h('input', {
         type: 'checkbox', class: 'sel', tabindex: '-1', checked: state.selected.has(r.id),
         'aria-label': `Select ${r.sku}`, dataset: { id: r.id },
-        onclick: (e) => toggle(i, { range: e.shiftKey }),
+        onclick: (e) => toggle(at(), { range: e.shiftKey }),
       }),
       h('button', {
         type: 'button', class: 'item', dataset: { id: r.id, sku: r.sku }, tabindex: '-1',
-        onclick: (e) => (e.shiftKey ? toggle(i, { range: true }) : select(i, { focus: true, open: true })),
+        onclick: (e) => (e.shiftKey ? toggle(at(), { range: true }) : select(at(), { focus: true, open: true })),
       },
       h('span', { class: `conf band-${r.confidenceBand || 'none'}`, title: 'Confidence' },
         r.confidenceBand ? String(r.confidence) : '–'),
@@ -268,6 +270,20 @@ function renderList() {
         rivalsMark(r.rivals),
         `${r.expand?.apiClient?.name || clientName(r.apiClient)} · ${fields.join(', ')} · ${ago(r.created)}`)));
   }));
+  markCurrent();
+  if (hadFocus) focusCurrent();
+  renderSummary();
+  renderSelection();
+}
+
+// dropItems takes the items of ids off the list drawn, keeping the others
+// as they are, as renderList would draw what is left.
+function dropItems(ids) {
+  const list = $('#queue-list');
+  const hadFocus = list.contains(document.activeElement);
+  for (const li of [...list.children]) {
+    if (ids.has(li.querySelector('.item')?.dataset.id)) li.remove();
+  }
   markCurrent();
   if (hadFocus) focusCurrent();
   renderSummary();
@@ -317,7 +333,15 @@ function markCurrent() {
 }
 
 function focusCurrent() {
-  $('#queue-list').querySelectorAll('.item')[Math.max(state.index, 0)]?.focus();
+  const el = $('#queue-list').querySelectorAll('.item')[Math.max(state.index, 0)];
+  el?.focus({ preventScroll: true });
+  scrollSoon(el);
+}
+
+// scrollSoon brings el into view at the next frame, when the browser lays
+// the page out anyway, rather than laying it out once more now.
+function scrollSoon(el) {
+  if (el) requestAnimationFrame(() => el.isConnected && el.scrollIntoView({ block: 'nearest' }));
 }
 
 /** current is the revision shown, when it is on this page of the list. */
@@ -345,11 +369,11 @@ export function select(index, { focus = false, force = false, open = false } = {
   state.moves++;
   markCurrent();
   const el = $('#queue-list').querySelectorAll('.item')[index];
-  // note: the revision's reads leave before the list is laid out for the
-  // scroll, unless the reviewer opened it (on a phone, the list then hides)
+  // note: the revision's reads leave first, unless the reviewer opened it
+  // (on a phone, the list then hides)
   if (!open) state.onSelect(state.items[index], { open });
-  el?.scrollIntoView({ block: 'nearest' });
-  if (focus) el?.focus();
+  if (focus) el?.focus({ preventScroll: true });
+  scrollSoon(el);
   if (open) state.onSelect(state.items[index], { open });
 }
 
@@ -437,7 +461,7 @@ export function decided(ids) {
     }
   }
   if (state.index >= 0) state.index = Math.min(state.index - before, state.items.length - 1);
-  renderList();
+  dropItems(gone);
   if (state.items.length === 0) {
     reload({ keepId: null }); // the page is empty: the next page moves up
   } else if (wasShown || (state.index < 0 && !state.alone)) {

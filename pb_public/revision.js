@@ -123,7 +123,10 @@ function focusInside() {
 function restoreFocus(id) {
   if (!id) return;
   const el = document.getElementById(id);
-  (el && !el.disabled && $('#revision').contains(el) ? el : $('#revision-body')).focus({ preventScroll: false });
+  const target = el && !el.disabled && $('#revision').contains(el) ? el : $('#revision-body');
+  // note: scrolled to at the next frame, when the page is laid out anyway
+  target.focus({ preventScroll: true });
+  requestAnimationFrame(() => target.isConnected && target.scrollIntoView({ block: 'nearest' }));
 }
 
 /** organization is the revision's organization record (its rules for reasons and age). */
