@@ -90,3 +90,49 @@ func TestFirstViewReadsAhead(t *testing.T) {
 		t.Errorf("remembered page size %d, want the server's %d", got, enrichment.QueuePageSize)
 	}
 }
+
+// TestDecisionKeepsTheListDrawn: a decision takes its revision off the
+// list and leaves the other items as they were drawn (not drawn again);
+// each still opens its own revision and selects itself, shift-clicks
+// select the range between, and the counts follow.
+func TestDecisionKeepsTheListDrawn(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-NEW", 75, enrichment.Fields{Name: ptr("Newest edition")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}},
+		proposal{"SKU-M-RED", 40, enrichment.Fields{Name: ptr("Trail Crimson")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, ids[0])
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#queue-list li').forEach((li) => { li.__drawn = true; })`))
+
+	press(t, ctx, "a")
+	waitRevision(t, ctx, ids[1])
+	if got := queueIDs(t, ctx); !slices.Equal(got, ids[1:]) {
+		t.Fatalf("queue %v after the decision, want %v", got, ids[1:])
+	}
+	if !eval[bool](t, ctx, `[...document.querySelectorAll('#queue-list li')].every((li) => li.__drawn)`) {
+		t.Error("the list was drawn again for a decision")
+	}
+	if got := bandCounts(t, ctx)["all"]; got != "3" {
+		t.Errorf("count of all %s after the decision, want 3", got)
+	}
+	s.waitStatus(ids[0], "accepted")
+
+	// the items after the one that left open and select their own revision
+	openRevision(t, ctx, ids[3])
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .sel[data-id="`+ids[2]+`"]`)))
+	waitFor(t, ctx, "one selected", `document.querySelector('#selection-count').textContent === '1 selected'`)
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list li.picked .item')].map((e) => e.dataset.id)`); !slices.Equal(got, []string{ids[2]}) {
+		t.Errorf("selected %v, want %v", got, ids[2:3])
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#queue-list .sel[data-id="`+ids[1]+`"]')
+		.dispatchEvent(new MouseEvent('click', { bubbles: true, shiftKey: true }))`))
+	waitFor(t, ctx, "a range selected", `document.querySelector('#selection-count').textContent === '2 selected'`)
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list li.picked .item')].map((e) => e.dataset.id)`); !slices.Equal(got, ids[1:3]) {
+		t.Errorf("selected %v, want %v", got, ids[1:3])
+	}
+}
