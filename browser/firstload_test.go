@@ -136,3 +136,48 @@ func TestDecisionKeepsTheListDrawn(t *testing.T) {
 		t.Errorf("selected %v, want %v", got, ids[1:3])
 	}
 }
+
+// holdRevisionJS, run before the page's scripts at each load, holds the
+// request of a revision with its product back until attribute options
+// are asked for (3 s at most), noting both in window.__asked.
+const holdRevisionJS = `if (location.protocol.startsWith('http')) {
+	window.__asked = [];
+	const real = window.fetch;
+	let optionsAsked;
+	const optionsSeen = new Promise((resolve) => { optionsAsked = resolve; });
+	window.fetch = function (input, init) {
+		const url = String(input instanceof Request ? input.url : input);
+		if (/collections\/attribute_options\//.test(url)) {
+			window.__asked.push('options');
+			optionsAsked();
+		}
+		if (!/collections\/revisions\/records\/\d+\?/.test(url)) return real.call(this, input, init);
+		window.__asked.push('revision');
+		return Promise.race([optionsSeen, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
+			window.__asked.push('revision sent');
+			return real.call(this, input, init);
+		});
+	};
+}`
+
+// TestOptionsReadBesideTheRevision: the queue names each product's
+// template, and the page reads the template's attribute options beside
+// the revision, not after its answer.
+func TestOptionsReadBesideTheRevision(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdRevisionJS}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	waitRevision(t, ctx, ids[0])
+	asked := eval[[]string](t, ctx, `window.__asked`)
+	if i := slices.Index(asked, "options"); i < 0 || i > slices.Index(asked, "revision sent") {
+		t.Errorf("the options were asked for after the revision's answer, not beside it: %v", asked)
+	}
+}

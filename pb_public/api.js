@@ -231,34 +231,37 @@ export function productProposals(product) {
 }
 
 const optionCache = new Map(); // option id → option
-const templatesRead = new Set();
+const templateReads = new Map(); // template → its options' read (under way or done)
 
 /**
  * options reads the attribute options of a template and any other options
  * named by id (proposals may name options of their own), once each, and
- * returns them by id.
+ * returns them by id. A template's read under way is waited for, not sent
+ * again.
  */
 export async function options(template, ids = []) {
-  const parts = [];
-  const params = {};
-  if (template && !templatesRead.has(template)) {
-    parts.push('template = {:t}');
-    params.t = template;
+  const missing = () => [...new Set(ids.map(String))].filter((id) => id && id !== '0' && !optionCache.has(id));
+  if (template && !templateReads.has(template)) {
+    // note: the template's options and the others named in one request
+    const named = missing();
+    const read = readOptions(['template = {:t}', ...named.map((_, i) => `id = {:o${i}}`)].join(' || '),
+      { t: template, ...Object.fromEntries(named.map((id, i) => [`o${i}`, id])) });
+    templateReads.set(template, read);
+    read.catch(() => templateReads.delete(template));
   }
-  [...new Set(ids.map(String))].filter((id) => id && id !== '0' && !optionCache.has(id)).forEach((id, i) => {
-    parts.push(`id = {:o${i}}`);
-    params[`o${i}`] = id;
-  });
-  if (parts.length) {
-    const list = await pb.collection('attribute_options').getFullList({
-      filter: pb.filter(parts.join(' || '), params),
-      fields: 'id,template,attribute,unit,dataType',
-      batch: 500,
-    });
-    for (const o of list) optionCache.set(o.id, o);
-    if (template) templatesRead.add(template);
-  }
+  if (template) await templateReads.get(template);
+  const named = missing();
+  if (named.length) await readOptions(named.map((_, i) => `id = {:o${i}}`).join(' || '), Object.fromEntries(named.map((id, i) => [`o${i}`, id])));
   return optionCache;
+}
+
+async function readOptions(filter, params) {
+  const list = await pb.collection('attribute_options').getFullList({
+    filter: pb.filter(filter, params),
+    fields: 'id,template,attribute,unit,dataType',
+    batch: 500,
+  });
+  for (const o of list) optionCache.set(o.id, o);
 }
 
 /**
