@@ -7,7 +7,7 @@
 // the other views' code is read when they are first shown.
 import * as api from './api.js';
 import * as more from './more.js';
-import { $, message, when } from './dom.js';
+import { $, message, warmDates } from './dom.js';
 import * as queue from './queue.js';
 import * as revision from './revision.js';
 import * as outbox from './outbox.js';
@@ -146,6 +146,10 @@ async function route() {
 // onSelect shows the revision chosen in the queue and names it in the address.
 function onSelect(item, { open = false } = {}) {
   const drawn = revision.show(item?.id ?? null, { product: item?.product, template: item?.expand?.product?.attributeTemplate });
+  // note: the browser's date formats take tens of ms to load at their first
+  // use; the first revision's header needs them, so they load while its
+  // reads are under way
+  warmDates();
   // note: on a phone, opening a revision from the list is a history
   // entry, so that Back returns to the list rather than leaving the page
   const entry = item && open && narrow() && $('#queue-view').dataset.pane === 'list';
@@ -262,9 +266,6 @@ function onKey(e) {
 async function boot() {
   // note: the first view's reads leave before anything else is done
   if (api.pb.authStore.isValid) api.readAhead(firstAsk);
-  // note: the browser's date formats take tens of ms to load at their
-  // first use; they load while the page waits for its answers
-  whenIdle(() => when(new Date().toISOString()));
   queue.initQueue({ onSelect, onGroup: (status, items) => group.decideSelected(status, items) });
   revision.initRevision({ onDecide: hold });
   group.initGroup({ onDecide: hold });
