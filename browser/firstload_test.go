@@ -181,3 +181,37 @@ func TestOptionsReadBesideTheRevision(t *testing.T) {
 		t.Errorf("the options were asked for after the revision's answer, not beside it: %v", asked)
 	}
 }
+
+// layoutShiftJS resolves to the layout shifts the page recorded since it
+// was loaded, as "value at element" strings (none: empty), 1 s after asked.
+const layoutShiftJS = `new Promise((resolve) => {
+	const shifts = [];
+	new PerformanceObserver((list) => shifts.push(...list.getEntries().map((e) =>
+		e.value.toFixed(3) + ' at ' + e.sources.map((s) => s.node?.id || s.node?.className || s.node?.nodeName).join(', ')))).observe({ type: 'layout-shift', buffered: true });
+	setTimeout(() => resolve(shifts), 1000);
+})`
+
+// TestNoLayoutShiftAtReload: on a phone, a reload with a sign-in
+// remembered draws the header as it will be from the start (its tabs and
+// who is signed in), so nothing moves when the queue comes (Lighthouse's
+// layout shift was 0.066 for the header's growth).
+func TestNoLayoutShiftAtReload(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	do(t, ctx, chromedp.EmulateViewport(phoneW, phoneH, chromedp.EmulateMobile, chromedp.EmulateTouch))
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	shifts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](layoutShiftJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shifts) > 0 {
+		t.Errorf("layout shifts at a reload: %v", shifts)
+	}
+}

@@ -30,9 +30,11 @@ export const views = [
 /** viewIds are the sections' ids, for the page's list of views. */
 export const viewIds = views.map((v) => v.id);
 
-// note: added once, when the page's script runs (the DOM is parsed then)
+// note: added once, when the page's script runs (the DOM is parsed then);
+// the page's header has the tabs already, so that it does not grow when
+// they come (a layout shift)
 for (const v of views) {
-  $('#tabs').append(h('a', { href: v.hash, id: v.tab }, v.label));
+  if (!document.getElementById(v.tab)) $('#tabs').append(h('a', { href: v.hash, id: v.tab }, v.label));
   $('main').append(h('section', { id: v.id, class: 'overview more-view', hidden: true, 'aria-labelledby': `${v.id}-title` },
     h('h2', { id: `${v.id}-title` }, v.label), h('div', { id: `${v.id}-body` })));
 }
