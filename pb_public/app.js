@@ -148,8 +148,8 @@ function onSelect(item, { open = false } = {}) {
   const drawn = revision.show(item?.id ?? null, { product: item?.product, template: item?.expand?.product?.attributeTemplate });
   // note: the browser's date formats take tens of ms to load at their first
   // use; the first revision's header needs them, so they load while its
-  // reads are under way
-  warmDates();
+  // reads are under way, in a task of their own
+  setTimeout(warmDates);
   // note: on a phone, opening a revision from the list is a history
   // entry, so that Back returns to the list rather than leaving the page
   const entry = item && open && narrow() && $('#queue-view').dataset.pane === 'list';
@@ -266,6 +266,13 @@ function onKey(e) {
 async function boot() {
   // note: the first view's reads leave before anything else is done
   if (api.pb.authStore.isValid) api.readAhead(firstAsk);
+  // note: the header drawn as signed in from the start (index.html) is the
+  // page's to show or hide from now on
+  if (document.documentElement.classList.contains('remembered')) {
+    $('#tabs').hidden = false;
+    $('#who').hidden = false;
+    document.documentElement.classList.remove('remembered');
+  }
   queue.initQueue({ onSelect, onGroup: (status, items) => group.decideSelected(status, items) });
   revision.initRevision({ onDecide: hold });
   group.initGroup({ onDecide: hold });
