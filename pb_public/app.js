@@ -138,7 +138,7 @@ async function route() {
     // note: a linked revision is shown on the page of the queue that holds it
     if (wanted) await queue.open(wanted, showAlone);
     else await queue.reload();
-  } else if (wanted && wanted !== revision.shown()?.id) {
+  } else if (wanted && wanted !== revision.showing()) {
     await queue.open(wanted, showAlone);
   }
 }
@@ -172,12 +172,12 @@ function showAlone(id) {
 
 /**
  * afterDrawn runs what a revision shown does not need (its claim, the
- * next one read ahead) once it is drawn and the browser is idle, so that
- * the reviewer sees it first; not when another was shown meanwhile.
+ * next one read ahead) once it is drawn, so that the reviewer sees it
+ * first; not when another was shown meanwhile.
  */
 function afterDrawn(drawn, work) {
   const mine = ++shows;
-  drawn.then(() => whenIdle(() => {
+  drawn.then(() => setTimeout(() => {
     if (mine === shows) work();
   }));
 }

@@ -38,6 +38,11 @@ export function shown() {
   return state.rev;
 }
 
+/** showing is the id of the revision on screen or being read to be shown next, if any. */
+export function showing() {
+  return state.id;
+}
+
 // load reads a revision with the product's pending proposals and the
 // attribute options its values need; those of the product's template
 // (template, when known) beside them.
