@@ -169,7 +169,6 @@ function showAlone(id) {
   pane('revision');
 }
 
-
 /**
  * afterDrawn runs what a revision shown does not need (its claim, the
  * next one read ahead) once it is drawn, so that the reviewer sees it
