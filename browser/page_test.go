@@ -32,8 +32,17 @@ func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 // waitFor waits until a JavaScript expression is truthy.
 func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
-		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(25 * time.Millisecond) {
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
+			chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(max(time.Until(deadline), 10*time.Millisecond))))
+		// note: right after a navigation, on a loaded machine, the poll may
+		// start in the document before, whose context is gone; it is asked
+		// again in the new one
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[
 			'selected: ' + (document.querySelector('#queue-list .item[aria-current=true]')?.dataset.id ?? 'none'),

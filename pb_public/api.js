@@ -35,9 +35,18 @@ export const limits = {};
 
 let vocabulary = null;
 
+// rememberedKey keeps the last vocabulary read, so that the next load can
+// ask for the queue before the vocabulary is read again (readAhead).
+const rememberedKey = 'enrichment.vocabulary';
+
 /** loadVocabulary reads the vocabulary from the server, once. */
 export function loadVocabulary() {
   vocabulary ??= pb.send('/api/enrichment/review/vocabulary', { method: 'GET' }).then((v) => {
+    try {
+      localStorage.setItem(rememberedKey, JSON.stringify({ sorts: v.sorts, limits: v.limits }));
+    } catch {
+      // note: without storage, the next load waits for the vocabulary
+    }
     // note: the page holds "no confidence" as '' where the API says none
     bands.splice(0, Infinity, ...v.bands.map((b) => ({ value: b.value === 'none' ? '' : b.value, label: b.label })));
     reasons.splice(0, Infinity, ...v.reasons);
@@ -70,6 +79,7 @@ export function isSuperuser() {
 
 /** signIn tries the reviewers collection, then the superusers. */
 export async function signIn(email, password) {
+  ahead.clear();
   try {
     await pb.collection('reviewers').authWithPassword(email, password, { expand: 'organization' });
   } catch (err) {
@@ -90,8 +100,61 @@ export async function restore() {
     return true;
   } catch {
     pb.authStore.clear();
+    ahead.clear();
     return false;
   }
+}
+
+// Reads ahead: at a load with a remembered sign-in, the first view's reads
+// (the vocabulary, the clients and templates, the queue's first page) are
+// sent at once, beside the check of the sign-in, rather than one after the
+// other. Each answer is taken once, by the first read that asks the same
+// question; a sign-in, or a sign-in found invalid, forgets them, and so
+// does the page once its first view is drawn (forgetAhead).
+const ahead = new Map(); // key → the answer's promise
+
+// early starts read under key, for a later once(key).
+function early(key, read) {
+  const answer = read();
+  answer.catch(() => {}); // note: a failure is the asker's, if any asks
+  ahead.set(key, answer);
+}
+
+// once answers key from a read started ahead, else reads it now.
+function once(key, read) {
+  const answer = ahead.get(key);
+  ahead.delete(key);
+  return answer ?? read();
+}
+
+/** forgetAhead drops the reads started ahead that no one took, so that no later read is answered from them. */
+export function forgetAhead() {
+  ahead.clear();
+}
+
+/**
+ * readAhead starts the first view's reads: the vocabulary, the clients and
+ * templates and, when a vocabulary read at an earlier load is remembered,
+ * the queue's first page as queueAsk(orders) names it ({f, sortKey,
+ * around}, as listQueue takes them; null: the address names another view),
+ * with the remembered orders and page size. When the vocabulary read now
+ * differs, the page's own read asks another question and is sent.
+ */
+export function readAhead(queueAsk) {
+  loadVocabulary().catch(() => {});
+  early('clients', readClients);
+  early('templates', readTemplates);
+  let remembered = null;
+  try {
+    remembered = JSON.parse(localStorage.getItem(rememberedKey));
+  } catch {
+    // note: a copy that does not read is not used
+  }
+  const ask = Array.isArray(remembered?.sorts) && remembered.limits?.queuePageSize ? queueAsk(remembered.sorts) : null;
+  if (!ask) return;
+  const { f, sortKey, around } = ask;
+  const query = queueQuery(f, sortKey, 1, [], around, remembered.limits.queuePageSize, remembered.sorts);
+  early(`queue ${JSON.stringify(query)}`, () => readQueue(query));
 }
 
 /**
@@ -105,7 +168,16 @@ export async function restore() {
  * vocabulary's, unless given).
  */
 export async function listQueue(f, sortKey, page, exclude, around, pageSize = limits.queuePageSize) {
-  const query = { sort: sorts.some((s) => s.value === sortKey) ? sortKey : sorts[0]?.value, page: page - 1, pageSize };
+  const query = queueQuery(f, sortKey, page, exclude, around, pageSize, sorts);
+  const res = await once(`queue ${JSON.stringify(query)}`, () => readQueue(query));
+  const counts = Object.fromEntries(res.bands.map((b) => [b.band === 'none' ? '' : b.band, b.count]));
+  return { items: res.items, page: res.page + 1, totalItems: res.totalElements, totalPages: res.totalPages, counts };
+}
+
+// queueQuery is the queue route's query for listQueue's arguments, with
+// the orders known.
+function queueQuery(f, sortKey, page, exclude, around, pageSize, known) {
+  const query = { sort: known.some((s) => s.value === sortKey) ? sortKey : known[0]?.value, page: page - 1, pageSize };
   if (f.client) query.client = f.client;
   if (f.band !== 'all') query.band = f.band || 'none';
   if (f.template) query.template = f.template;
@@ -113,9 +185,11 @@ export async function listQueue(f, sortKey, page, exclude, around, pageSize = li
   if (exclude.length) query.exclude = exclude.join(',');
   if (around) query.revision = around;
   Object.assign(query, f.triage); // the triage filters and claimed, as the API names them (together.js)
-  const res = await pb.send('/api/enrichment/review/queue', { method: 'GET', query });
-  const counts = Object.fromEntries(res.bands.map((b) => [b.band === 'none' ? '' : b.band, b.count]));
-  return { items: res.items, page: res.page + 1, totalItems: res.totalElements, totalPages: res.totalPages, counts };
+  return query;
+}
+
+function readQueue(query) {
+  return pb.send('/api/enrichment/review/queue', { method: 'GET', query });
 }
 
 /** claim claims (or renews the claim on) a pending revision for the signed-in reviewer; 409 names another holder. */
@@ -157,34 +231,37 @@ export function productProposals(product) {
 }
 
 const optionCache = new Map(); // option id → option
-const templatesRead = new Set();
+const templateReads = new Map(); // template → its options' read (under way or done)
 
 /**
  * options reads the attribute options of a template and any other options
  * named by id (proposals may name options of their own), once each, and
- * returns them by id.
+ * returns them by id. A template's read under way is waited for, not sent
+ * again.
  */
 export async function options(template, ids = []) {
-  const parts = [];
-  const params = {};
-  if (template && !templatesRead.has(template)) {
-    parts.push('template = {:t}');
-    params.t = template;
+  const missing = () => [...new Set(ids.map(String))].filter((id) => id && id !== '0' && !optionCache.has(id));
+  if (template && !templateReads.has(template)) {
+    // note: the template's options and the others named in one request
+    const named = missing();
+    const read = readOptions(['template = {:t}', ...named.map((_, i) => `id = {:o${i}}`)].join(' || '),
+      { t: template, ...Object.fromEntries(named.map((id, i) => [`o${i}`, id])) });
+    templateReads.set(template, read);
+    read.catch(() => templateReads.delete(template));
   }
-  [...new Set(ids.map(String))].filter((id) => id && id !== '0' && !optionCache.has(id)).forEach((id, i) => {
-    parts.push(`id = {:o${i}}`);
-    params[`o${i}`] = id;
-  });
-  if (parts.length) {
-    const list = await pb.collection('attribute_options').getFullList({
-      filter: pb.filter(parts.join(' || '), params),
-      fields: 'id,template,attribute,unit,dataType',
-      batch: 500,
-    });
-    for (const o of list) optionCache.set(o.id, o);
-    if (template) templatesRead.add(template);
-  }
+  if (template) await templateReads.get(template);
+  const named = missing();
+  if (named.length) await readOptions(named.map((_, i) => `id = {:o${i}}`).join(' || '), Object.fromEntries(named.map((id, i) => [`o${i}`, id])));
   return optionCache;
+}
+
+async function readOptions(filter, params) {
+  const list = await pb.collection('attribute_options').getFullList({
+    filter: pb.filter(filter, params),
+    fields: 'id,template,attribute,unit,dataType',
+    batch: 500,
+  });
+  for (const o of list) optionCache.set(o.id, o);
 }
 
 /**
@@ -200,11 +277,19 @@ export function decide(id, body, { keepalive = false } = {}) {
 
 /** clients lists the API clients the signed-in identity may see, active ones first. */
 export function clients() {
+  return once('clients', readClients);
+}
+
+function readClients() {
   return pb.collection('api_clients').getFullList({ sort: '-active,name,created', fields: 'id,name,active,organization' });
 }
 
 /** templates lists the attribute templates the signed-in identity may see. */
 export function templates() {
+  return once('templates', readTemplates);
+}
+
+function readTemplates() {
   return pb.collection('attribute_templates').getFullList({ sort: 'name', fields: 'id,name,active' });
 }
 

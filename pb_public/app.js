@@ -2,14 +2,16 @@
 // of the revision shown, decisions held for an undo, and the keyboard.
 // Everything goes through PocketBase's auth and records API and the
 // reviewers' routes (api.js); the vocabulary is read once, at sign-in.
+// At a load with a remembered sign-in, the first view's reads are sent at
+// once (api.readAhead); the live updates start once the queue is drawn, and
+// the other views' code is read when they are first shown.
 import * as api from './api.js';
 import * as more from './more.js';
-import { $, message } from './dom.js';
+import { $, message, warmDates } from './dom.js';
 import * as queue from './queue.js';
 import * as revision from './revision.js';
 import * as outbox from './outbox.js';
 import * as group from './group.js';
-import { showOverview } from './overview.js';
 import * as shortcuts from './shortcuts.js';
 import * as bulk from './bulk.js';
 import { initZoom } from './zoom.js';
@@ -18,6 +20,7 @@ import * as together from './together.js';
 
 const views = ['loading', 'signin', 'queue-view', 'overview-view', ...more.viewIds];
 let queueLoaded = false;
+let shows = 0; // revisions shown so far (afterDrawn)
 
 function showOnly(id) {
   for (const v of views) $(`#${v}`).hidden = v !== id;
@@ -70,16 +73,27 @@ async function enter() {
     return;
   }
   group.drawLimits();
-  together.start(); // note: not awaited; the queue does not wait for live updates
   try {
     await queue.loadChoices();
   } catch (err) {
     outbox.say(`Could not load the clients and templates: ${message(err)}`, { error: true });
   }
+  together.drawFilters();
   await route();
+  api.forgetAhead();
+  // note: the live updates start once the first view is drawn; what changed
+  // meanwhile is read again once they are on (together.start)
+  whenIdle(() => together.start());
   // note: the sign-in form is gone; the keyboard starts in the queue
   const at = document.activeElement;
   if (!$('#queue-view').hidden && (!at || at === document.body || !at.checkVisibility())) queue.focusList();
+}
+
+// firstAsk is what the queue's first load will ask, with the orders known;
+// null when the address names another view.
+function firstAsk(known) {
+  if (location.hash.startsWith('#overview') || more.named(location.hash)) return null;
+  return queue.firstAsk(known, linked());
 }
 
 // linked is the revision the address names (#queue/ID), if any.
@@ -98,9 +112,17 @@ async function route() {
   if (overview) {
     $('#tab-overview').setAttribute('aria-current', 'page');
     showOnly('overview-view');
+    shows++; // note: no claim waiting for a revision to be drawn is taken now
     together.hold(null);
     $('#keys').hidden = true;
-    await showOverview();
+    let overviewModule;
+    try {
+      overviewModule = await import('./overview.js');
+    } catch (err) {
+      outbox.say(`Could not load the overview: ${message(err)}`, { error: true });
+      return;
+    }
+    await overviewModule.showOverview();
     return;
   }
   $('#tab-queue').setAttribute('aria-current', 'page');
@@ -116,32 +138,53 @@ async function route() {
     // note: a linked revision is shown on the page of the queue that holds it
     if (wanted) await queue.open(wanted, showAlone);
     else await queue.reload();
-  } else if (wanted && wanted !== revision.shown()?.id) {
+  } else if (wanted && wanted !== revision.showing()) {
     await queue.open(wanted, showAlone);
   }
 }
 
 // onSelect shows the revision chosen in the queue and names it in the address.
 function onSelect(item, { open = false } = {}) {
-  revision.show(item?.id ?? null, { product: item?.product });
-  together.hold(item?.id ?? null);
-  if (item) {
-    // note: on a phone, opening a revision from the list is a history
-    // entry, so that Back returns to the list rather than leaving the page
-    if (open && narrow() && $('#queue-view').dataset.pane === 'list') phoneOpen(`#queue/${item.id}`);
-    else history.replaceState(history.state, '', `#queue/${item.id}`);
-    revision.prefetch(queue.next());
-    if (open) pane('revision');
-  }
+  const drawn = revision.show(item?.id ?? null, { product: item?.product, template: item?.expand?.product?.attributeTemplate });
+  // note: the browser's date formats take tens of ms to load at their first
+  // use; the first revision's header needs them, so they load while its
+  // reads are under way, in a task of their own
+  setTimeout(warmDates);
+  // note: on a phone, opening a revision from the list is a history
+  // entry, so that Back returns to the list rather than leaving the page
+  const entry = item && open && narrow() && $('#queue-view').dataset.pane === 'list';
+  if (entry) phoneOpen(`#queue/${item.id}`);
+  else if (item) history.replaceState(history.state, '', `#queue/${item.id}`);
+  if (item && open) pane('revision');
+  afterDrawn(drawn, () => {
+    together.hold(item?.id ?? null);
+    if (item) revision.prefetch(queue.next());
+  });
 }
 
 // showAlone shows a revision that the queue does not list (decided, or
 // filtered out); the address keeps naming it.
 function showAlone(id) {
-  revision.show(id);
-  together.hold(id);
+  afterDrawn(revision.show(id), () => together.hold(id));
   pane('revision');
 }
+
+/**
+ * afterDrawn runs what a revision shown does not need (its claim, the
+ * next one read ahead) once it is drawn, so that the reviewer sees it
+ * first; not when another was shown meanwhile.
+ */
+function afterDrawn(drawn, work) {
+  const mine = ++shows;
+  drawn.then(() => setTimeout(() => {
+    if (mine === shows) work();
+  }));
+}
+
+// whenIdle runs f once the browser has drawn what it was doing (within 100 ms).
+const whenIdle = window.requestIdleCallback
+  ? (f) => requestIdleCallback(f, { timeout: 100 })
+  : (f) => setTimeout(f, 1);
 
 // pane chooses what a narrow screen shows: the list or the revision.
 function pane(which) {
@@ -220,6 +263,15 @@ function onKey(e) {
 }
 
 async function boot() {
+  // note: the first view's reads leave before anything else is done
+  if (api.pb.authStore.isValid) api.readAhead(firstAsk);
+  // note: the header drawn as signed in from the start (index.html) is the
+  // page's to show or hide from now on
+  if (document.documentElement.classList.contains('remembered')) {
+    $('#tabs').hidden = false;
+    $('#who').hidden = false;
+    document.documentElement.classList.remove('remembered');
+  }
   queue.initQueue({ onSelect, onGroup: (status, items) => group.decideSelected(status, items) });
   revision.initRevision({ onDecide: hold });
   group.initGroup({ onDecide: hold });

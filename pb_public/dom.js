@@ -53,12 +53,20 @@ export function $(selector, root = document) {
   return root.querySelector(selector);
 }
 
+let dateFormat = null; // made once: making one is costly
+
+/** warmDates makes the date format ahead of its first use, which takes tens of ms. */
+export function warmDates() {
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
 /** when formats a record date ("2024-06-01 12:00:00.000Z") for people. */
 export function when(date) {
   if (!date) return '';
   const d = new Date(date.replace(' ', 'T'));
   if (Number.isNaN(d.getTime())) return date;
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  warmDates();
+  return dateFormat.format(d);
 }
 
 /** ago says how long ago a record date was, roughly ("5 min ago"). */

@@ -77,12 +77,31 @@ function writeAddress() {
 }
 
 function readAddress() {
-  const q = new URLSearchParams(location.search);
-  for (const k of ['client', 'template', 'sku']) if (q.has(k)) state.filters[k] = q.get(k);
-  if (q.has('band')) state.filters.band = q.get('band') === 'none' ? '' : q.get('band');
-  if (api.sorts.some((s) => s.value === q.get('sort'))) state.sort = q.get('sort');
+  const { f, sortKey } = fromAddress(api.sorts);
+  Object.assign(state.filters, f);
+  state.sort = sortKey;
   $('#f-sku').value = state.filters.sku;
-  state.filters.triage = Object.fromEntries(triageKeys.filter((k) => q.get(k)).map((k) => [k, q.get(k)]));
+}
+
+// fromAddress reads the filters and order the address names over the
+// defaults, with the orders known: {f, sortKey}, as api.listQueue takes them.
+function fromAddress(known) {
+  const q = new URLSearchParams(location.search);
+  const f = { client: '', band: 'all', template: '', sku: '' };
+  for (const k of ['client', 'template', 'sku']) if (q.has(k)) f[k] = q.get(k);
+  if (q.has('band')) f.band = q.get('band') === 'none' ? '' : q.get('band');
+  f.triage = Object.fromEntries(triageKeys.filter((k) => q.get(k)).map((k) => [k, q.get(k)]));
+  const sortKey = known.some((s) => s.value === q.get('sort')) ? q.get('sort') : known[0]?.value;
+  return { f, sortKey };
+}
+
+/**
+ * firstAsk is what the queue's first load will ask, with the orders known,
+ * before anything is read: the filters and order of the address, the
+ * first page (the one that holds revision around, when one is linked).
+ */
+export function firstAsk(known, around = null) {
+  return { ...fromAddress(known), around };
 }
 
 /** triage is the triage filters in force (from the address after a reload), by their API names. */
@@ -228,17 +247,19 @@ function renderBands(counts) {
 function renderList() {
   const list = $('#queue-list');
   const hadFocus = list.contains(document.activeElement);
-  replace(list, state.items.map((r, i) => {
+  replace(list, state.items.map((r) => {
     const fields = api.fieldNames.filter((f) => r.proposed && Object.hasOwn(r.proposed, f));
+    // note: an item finds its place when clicked: decided ones leave the list without drawing it again
+    const at = () => state.items.findIndex((x) => x.id === r.id);
     return h('li', { class: state.selected.has(r.id) ? 'picked' : null },
       h('input', {
         type: 'checkbox', class: 'sel', tabindex: '-1', checked: state.selected.has(r.id),
         'aria-label': `Select ${r.sku}`, dataset: { id: r.id },
-        onclick: (e) => toggle(i, { range: e.shiftKey }),
+        onclick: (e) => toggle(at(), { range: e.shiftKey }),
       }),
       h('button', {
         type: 'button', class: 'item', dataset: { id: r.id, sku: r.sku }, tabindex: '-1',
-        onclick: (e) => (e.shiftKey ? toggle(i, { range: true }) : select(i, { focus: true, open: true })),
+        onclick: (e) => (e.shiftKey ? toggle(at(), { range: true }) : select(at(), { focus: true, open: true })),
       },
       h('span', { class: `conf band-${r.confidenceBand || 'none'}`, title: 'Confidence' },
         r.confidenceBand ? String(r.confidence) : '–'),
@@ -249,6 +270,20 @@ function renderList() {
         rivalsMark(r.rivals),
         `${r.expand?.apiClient?.name || clientName(r.apiClient)} · ${fields.join(', ')} · ${ago(r.created)}`)));
   }));
+  markCurrent();
+  if (hadFocus) focusCurrent();
+  renderSummary();
+  renderSelection();
+}
+
+// dropItems takes the items of ids off the list drawn, keeping the others
+// as they are, as renderList would draw what is left.
+function dropItems(ids) {
+  const list = $('#queue-list');
+  const hadFocus = list.contains(document.activeElement);
+  for (const li of [...list.children]) {
+    if (ids.has(li.querySelector('.item')?.dataset.id)) li.remove();
+  }
   markCurrent();
   if (hadFocus) focusCurrent();
   renderSummary();
@@ -298,7 +333,15 @@ function markCurrent() {
 }
 
 function focusCurrent() {
-  $('#queue-list').querySelectorAll('.item')[Math.max(state.index, 0)]?.focus();
+  const el = $('#queue-list').querySelectorAll('.item')[Math.max(state.index, 0)];
+  el?.focus({ preventScroll: true });
+  scrollSoon(el);
+}
+
+// scrollSoon brings el into view at the next frame, when the browser lays
+// the page out anyway, rather than laying it out once more now.
+function scrollSoon(el) {
+  if (el) requestAnimationFrame(() => el.isConnected && el.scrollIntoView({ block: 'nearest' }));
 }
 
 /** current is the revision shown, when it is on this page of the list. */
@@ -326,9 +369,12 @@ export function select(index, { focus = false, force = false, open = false } = {
   state.moves++;
   markCurrent();
   const el = $('#queue-list').querySelectorAll('.item')[index];
-  el?.scrollIntoView({ block: 'nearest' });
-  if (focus) el?.focus();
-  state.onSelect(state.items[index], { open });
+  // note: the revision's reads leave first, unless the reviewer opened it
+  // (on a phone, the list then hides)
+  if (!open) state.onSelect(state.items[index], { open });
+  if (focus) el?.focus({ preventScroll: true });
+  scrollSoon(el);
+  if (open) state.onSelect(state.items[index], { open });
 }
 
 /** move goes to the next (+1) or previous (-1) revision, across pages; extend: select on the way. */
@@ -415,7 +461,7 @@ export function decided(ids) {
     }
   }
   if (state.index >= 0) state.index = Math.min(state.index - before, state.items.length - 1);
-  renderList();
+  dropItems(gone);
   if (state.items.length === 0) {
     reload({ keepId: null }); // the page is empty: the next page moves up
   } else if (wasShown || (state.index < 0 && !state.alone)) {

@@ -38,9 +38,16 @@ export function shown() {
   return state.rev;
 }
 
+/** showing is the id of the revision on screen or being read to be shown next, if any. */
+export function showing() {
+  return state.id;
+}
+
 // load reads a revision with the product's pending proposals and the
-// attribute options its values need.
-async function load(id, product) {
+// attribute options its values need; those of the product's template
+// (template, when known) beside them.
+async function load(id, product, template) {
+  if (template) api.options(template).catch(() => {}); // note: a failure shows when the options are asked below
   const [rev, early] = await Promise.all([api.getRevision(id), product ? api.productProposals(product) : null]);
   let proposals = early;
   if (rev.status !== 'pending' || !rev.product) proposals = [];
@@ -57,10 +64,10 @@ async function load(id, product) {
   return { rev, proposals, options, picks };
 }
 
-/** prefetch reads a revision ahead ({id, product}), so that it shows at once when the reviewer gets to it. */
+/** prefetch reads a revision ahead ({id, product, expand}: a queue item), so that it shows at once when the reviewer gets to it. */
 export function prefetch(item) {
   if (!item || state.cache.has(item.id)) return;
-  const entry = { at: Date.now(), data: load(item.id, item.product) };
+  const entry = { at: Date.now(), data: load(item.id, item.product, item.expand?.product?.attributeTemplate) };
   entry.data.catch(() => state.cache.delete(item.id));
   state.cache.set(item.id, entry);
   for (const key of [...state.cache.keys()].slice(0, -3)) state.cache.delete(key);
@@ -68,10 +75,10 @@ export function prefetch(item) {
 
 /**
  * show reads revision id (fresh, with its product as it is now; or as read
- * ahead in the last 15 s) and renders it. product: its product, when known,
- * is read alongside.
+ * ahead in the last 15 s) and renders it. product and template: its
+ * product and the product's template, when known, are read alongside.
  */
-export async function show(id, { product, force = false } = {}) {
+export async function show(id, { product, template, force = false } = {}) {
   const body = $('#revision-body');
   if (!id) {
     state.id = null;
@@ -90,7 +97,7 @@ export async function show(id, { product, force = false } = {}) {
   try {
     const ahead = state.cache.get(id);
     state.cache.delete(id);
-    const data = await (ahead && !force && Date.now() - ahead.at < 15000 ? ahead.data : load(id, product));
+    const data = await (ahead && !force && Date.now() - ahead.at < 15000 ? ahead.data : load(id, product, template));
     if (seq !== state.seq) return;
     const moved = state.rev?.id !== data.rev.id;
     state.rev = data.rev;
@@ -123,7 +130,10 @@ function focusInside() {
 function restoreFocus(id) {
   if (!id) return;
   const el = document.getElementById(id);
-  (el && !el.disabled && $('#revision').contains(el) ? el : $('#revision-body')).focus({ preventScroll: false });
+  const target = el && !el.disabled && $('#revision').contains(el) ? el : $('#revision-body');
+  // note: scrolled to at the next frame, when the page is laid out anyway
+  target.focus({ preventScroll: true });
+  requestAnimationFrame(() => target.isConnected && target.scrollIntoView({ block: 'nearest' }));
 }
 
 /** organization is the revision's organization record (its rules for reasons and age). */

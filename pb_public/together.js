@@ -15,7 +15,11 @@ let held = null; // the revision this page claims
 let renewTimer = 0;
 let unsubscribe = null;
 
-/** start follows realtime updates and wires the triage filters, after sign-in. */
+/**
+ * start follows realtime updates and reads the brands of the triage
+ * filters, after sign-in, once the first view is drawn: the queue is read
+ * again once the updates are on, for what changed before.
+ */
 export async function start() {
   loadBrands();
   if (unsubscribe) return;
@@ -23,7 +27,9 @@ export async function start() {
     unsubscribe = await api.pb.collection('revisions').subscribe('*', onRevision);
   } catch (err) {
     outbox.say(`Live updates are off: ${message(err)}`, { error: true });
+    return;
   }
+  if (!$('#queue-view').hidden) queue.reloadSoon();
 }
 
 /** stop releases the claim and stops following updates (sign-out). */
@@ -98,11 +104,18 @@ async function loadBrands() {
   } catch (err) {
     outbox.say(`Could not load the brands: ${message(err)}`, { error: true });
   }
-  if (!$('#f-field').options.length) {
-    replace($('#f-field'), h('option', { value: '' }, 'Any field'),
-      api.fieldNames.map((f) => h('option', { value: f }, api.fieldLabels[f] ?? f)));
-    showTriage(queue.triage());
-  }
+}
+
+/**
+ * drawFilters fills the triage form's fields from the vocabulary and shows
+ * the filters the address names, once, when the queue is first read (the
+ * brands follow with the live updates).
+ */
+export function drawFilters() {
+  if ($('#f-field').options.length) return;
+  replace($('#f-field'), h('option', { value: '' }, 'Any field'),
+    api.fieldNames.map((f) => h('option', { value: f }, api.fieldLabels[f] ?? f)));
+  showTriage(queue.triage());
 }
 
 // showTriage sets the triage form to filters read from the address, and

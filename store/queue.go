@@ -97,6 +97,9 @@ type QueueExpand struct {
 type named struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// AttributeTemplate is a queue item's product's template (none: empty,
+	// left out), so that the page reads its options beside the revision.
+	AttributeTemplate string `json:"attributeTemplate,omitempty"`
 }
 
 // Queue is a page of the queue with the counts of every band under the
@@ -323,6 +326,7 @@ type queueRow struct {
 	APIClient      string         `db:"apiClient"`
 	Product        string         `db:"product"`
 	ProductName    *string        `db:"productName"`
+	Template       string         `db:"template"`
 	ClientName     string         `db:"clientName"`
 }
 
@@ -340,7 +344,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int6
 	var rows []queueRow
 	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[confidence]], r.[[confidenceBand]], r.[[created]], r.[[status]],
 			r.[[proposed]], r.[[supersededFields]], r.[[apiClient]], r.[[product]],
-			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]]
+			p.[[name]] AS [[productName]], COALESCE(p.[[attributeTemplate]], '') AS [[template]], COALESCE(c.[[name]], '') AS [[clientName]]
 		FROM {{` + schema.Revisions + `}} AS r
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
 		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
@@ -366,7 +370,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int6
 			APIClient: r.APIClient, Product: r.Product, Rivals: rivals[r.Product],
 			Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}
 		if r.ProductName != nil {
-			it.Expand.Product = &named{ID: r.Product, Name: *r.ProductName}
+			it.Expand.Product = &named{ID: r.Product, Name: *r.ProductName, AttributeTemplate: r.Template}
 		}
 		items = append(items, it)
 	}

@@ -126,9 +126,12 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 	}
 	shoes := ofA[slices.IndexFunc(ofA, func(r pendingRow) bool { return r.SKU == "SKU-1" })].Template
 	rivals := map[string]int{}
+	templates := map[string]string{} // product → its template
 	for _, r := range rows {
 		rivals[r.Product]++
+		templates[r.Product] = r.Template
 	}
+	templated := 0 // items listed with their product's template
 
 	var filters []store.QueueQuery
 	for _, sort := range store.QueueSorts {
@@ -174,6 +177,10 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 				}
 				if it.Rivals != n || it.Expand.APIClient == nil || it.Expand.Product == nil || it.Expand.Product.Name == "" {
 					t.Errorf("%+v: item %+v: want %d rivals and the names of its product and client", q, it, n)
+				} else if it.Expand.Product.AttributeTemplate != templates[it.Product] {
+					t.Errorf("%+v: item %s: product template %q, want %q", q, it.ID, it.Expand.Product.AttributeTemplate, templates[it.Product])
+				} else if it.Expand.Product.AttributeTemplate != "" {
+					templated++
 				}
 			}
 			if len(page.Items) < q.PageSize {
@@ -207,6 +214,9 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 		if page, err := st.ReviewQueue([]enrichment.Org{f.A.Org}, q); err != nil || page.Page.Page != 1 {
 			t.Fatalf("%+v: a revision of B moved the page to %d (%v)", q, page.Page.Page, err)
 		}
+	}
+	if templated == 0 {
+		t.Error("no item was listed with its product's template")
 	}
 
 	// every organization at once (a superuser's queue)

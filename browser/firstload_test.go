@@ -1,0 +1,217 @@
+package browser
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// holdVocabularyJS, run before the page's scripts at each load, notes the
+// first view's reads in the order the page asks them (window.__asked) and
+// holds the vocabulary's request back until the queue is asked for (3 s
+// at most), as a slow answer would.
+const holdVocabularyJS = `if (location.protocol.startsWith('http')) {
+	window.__asked = [];
+	const real = window.fetch;
+	let queueAsked;
+	const queueSeen = new Promise((resolve) => { queueAsked = resolve; });
+	const kinds = [['vocabulary', /review\/vocabulary/], ['queue', /review\/queue/], ['clients', /collections\/api_clients\//],
+		['templates', /collections\/attribute_templates\//], ['sign-in check', /auth-refresh/], ['live updates', /\/api\/realtime/]];
+	window.fetch = function (input, init) {
+		const url = String(input instanceof Request ? input.url : input);
+		const kind = kinds.find(([, re]) => re.test(url))?.[0];
+		if (kind) window.__asked.push(kind);
+		if (kind === 'queue') queueAsked();
+		if (kind !== 'vocabulary') return real.call(this, input, init);
+		return Promise.race([queueSeen, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
+			window.__asked.push('vocabulary sent');
+			return real.call(this, input, init);
+		});
+	};
+}`
+
+// TestFirstViewReadsAhead: at a load with a remembered sign-in, the page
+// asks for the queue, the clients and the templates at once, beside the
+// vocabulary and the check of the sign-in, not after them (the queue with
+// the orders and page size the last vocabulary read named); the live
+// updates start once the queue is drawn. The queue shown is the server's.
+func TestFirstViewReadsAhead(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-M", 40, enrichment.Fields{Name: ptr("Trail Classic")}},
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-NEW", 75, enrichment.Fields{Name: ptr("Newest edition")}})
+	byConfidence := []string{ids[1], ids[2], ids[0]}
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdVocabularyJS}); err != nil {
+		t.Fatal(err)
+	}
+
+	do(t, ctx, chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	waitRevision(t, ctx, byConfidence[0])
+	if got := queueIDs(t, ctx); !slices.Equal(got, byConfidence) {
+		t.Errorf("queue %v, want %v", got, byConfidence)
+	}
+	waitFor(t, ctx, "the live updates", `window.__asked.includes('live updates')`)
+	asked := eval[[]string](t, ctx, `window.__asked`)
+	sent := slices.Index(asked, "vocabulary sent")
+	for _, read := range []string{"queue", "clients", "templates", "sign-in check"} {
+		if i := slices.Index(asked, read); i < 0 || i > sent {
+			t.Errorf("%s asked for after the vocabulary's answer, not beside it: %v", read, asked)
+		}
+	}
+	if slices.Index(asked, "live updates") < slices.Index(asked, "queue") {
+		t.Errorf("live updates started before the queue was asked for: %v", asked)
+	}
+	if !eval[bool](t, ctx, `(() => {
+		const entry = (re) => performance.getEntriesByType('resource').find((e) => re.test(e.name));
+		return entry(/\/api\/realtime/).startTime >= entry(/review\/queue/).responseEnd;
+	})()`) {
+		t.Error("the live updates started before the queue's answer")
+	}
+
+	// a vocabulary remembered from another server's version: the page asks
+	// again with the one it reads now
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`localStorage.setItem('enrichment.vocabulary',
+		JSON.stringify({ sorts: [{ value: 'age-asc', label: 'Oldest first' }], limits: { queuePageSize: 2 } }))`),
+		chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	if got := queueIDs(t, ctx); !slices.Equal(got, byConfidence) {
+		t.Errorf("with another vocabulary remembered, queue %v, want %v", got, byConfidence)
+	}
+	if got := eval[int](t, ctx, `JSON.parse(localStorage.getItem('enrichment.vocabulary')).limits.queuePageSize`); got != enrichment.QueuePageSize {
+		t.Errorf("remembered page size %d, want the server's %d", got, enrichment.QueuePageSize)
+	}
+}
+
+// TestDecisionKeepsTheListDrawn: a decision takes its revision off the
+// list and leaves the other items as they were drawn (not drawn again);
+// each still opens its own revision and selects itself, shift-clicks
+// select the range between, and the counts follow.
+func TestDecisionKeepsTheListDrawn(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-NEW", 75, enrichment.Fields{Name: ptr("Newest edition")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}},
+		proposal{"SKU-M-RED", 40, enrichment.Fields{Name: ptr("Trail Crimson")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, ids[0])
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#queue-list li').forEach((li) => { li.__drawn = true; })`))
+
+	press(t, ctx, "a")
+	waitRevision(t, ctx, ids[1])
+	if got := queueIDs(t, ctx); !slices.Equal(got, ids[1:]) {
+		t.Fatalf("queue %v after the decision, want %v", got, ids[1:])
+	}
+	if !eval[bool](t, ctx, `[...document.querySelectorAll('#queue-list li')].every((li) => li.__drawn)`) {
+		t.Error("the list was drawn again for a decision")
+	}
+	if got := bandCounts(t, ctx)["all"]; got != "3" {
+		t.Errorf("count of all %s after the decision, want 3", got)
+	}
+	s.waitStatus(ids[0], "accepted")
+
+	// the items after the one that left open and select their own revision
+	openRevision(t, ctx, ids[3])
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .sel[data-id="`+ids[2]+`"]`)))
+	waitFor(t, ctx, "one selected", `document.querySelector('#selection-count').textContent === '1 selected'`)
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list li.picked .item')].map((e) => e.dataset.id)`); !slices.Equal(got, []string{ids[2]}) {
+		t.Errorf("selected %v, want %v", got, ids[2:3])
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#queue-list .sel[data-id="`+ids[1]+`"]')
+		.dispatchEvent(new MouseEvent('click', { bubbles: true, shiftKey: true }))`))
+	waitFor(t, ctx, "a range selected", `document.querySelector('#selection-count').textContent === '2 selected'`)
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#queue-list li.picked .item')].map((e) => e.dataset.id)`); !slices.Equal(got, ids[1:3]) {
+		t.Errorf("selected %v, want %v", got, ids[1:3])
+	}
+}
+
+// holdRevisionJS, run before the page's scripts at each load, holds the
+// request of a revision with its product back until attribute options
+// are asked for (3 s at most), noting both in window.__asked.
+const holdRevisionJS = `if (location.protocol.startsWith('http')) {
+	window.__asked = [];
+	const real = window.fetch;
+	let optionsAsked;
+	const optionsSeen = new Promise((resolve) => { optionsAsked = resolve; });
+	window.fetch = function (input, init) {
+		const url = String(input instanceof Request ? input.url : input);
+		if (/collections\/attribute_options\//.test(url)) {
+			window.__asked.push('options');
+			optionsAsked();
+		}
+		if (!/collections\/revisions\/records\/\d+\?/.test(url)) return real.call(this, input, init);
+		window.__asked.push('revision');
+		return Promise.race([optionsSeen, new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => {
+			window.__asked.push('revision sent');
+			return real.call(this, input, init);
+		});
+	};
+}`
+
+// TestOptionsReadBesideTheRevision: the queue names each product's
+// template, and the page reads the template's attribute options beside
+// the revision, not after its answer.
+func TestOptionsReadBesideTheRevision(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdRevisionJS}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	waitRevision(t, ctx, ids[0])
+	asked := eval[[]string](t, ctx, `window.__asked`)
+	if i := slices.Index(asked, "options"); i < 0 || i > slices.Index(asked, "revision sent") {
+		t.Errorf("the options were asked for after the revision's answer, not beside it: %v", asked)
+	}
+}
+
+// layoutShiftJS resolves to the layout shifts the page recorded since it
+// was loaded, as "value at element" strings (none: empty), 1 s after asked.
+const layoutShiftJS = `new Promise((resolve) => {
+	const shifts = [];
+	new PerformanceObserver((list) => shifts.push(...list.getEntries().map((e) =>
+		e.value.toFixed(3) + ' at ' + e.sources.map((s) => s.node?.id || s.node?.className || s.node?.nodeName).join(', ')))).observe({ type: 'layout-shift', buffered: true });
+	setTimeout(() => resolve(shifts), 1000);
+})`
+
+// TestNoLayoutShiftAtReload: on a phone, a reload with a sign-in
+// remembered draws the header as it will be from the start (its tabs and
+// who is signed in), so nothing moves when the queue comes (Lighthouse's
+// layout shift was 0.066 for the header's growth).
+func TestNoLayoutShiftAtReload(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	do(t, ctx, chromedp.EmulateViewport(phoneW, phoneH, chromedp.EmulateMobile, chromedp.EmulateTouch))
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	shifts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](layoutShiftJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shifts) > 0 {
+		t.Errorf("layout shifts at a reload: %v", shifts)
+	}
+}
