@@ -215,7 +215,8 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		models[created[n].ID] = modelKey{r.modelName, r.modelVersion}
 		products[n] = r.product
 	}
-	older, err := s.pendingProposals(org, client, unique(products), models)
+	rowIDs := map[int64]int64{}
+	older, err := s.pendingProposals(org, client, unique(products), models, rowIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +255,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		}
 		results[r.item].RevisionID = &c.ID
 	}
-	if err := s.writeSuperseded(older, stamp); err != nil {
+	if err := s.writeSuperseded(older, rowIDs, stamp); err != nil {
 		return nil, err
 	}
 	// the metric counters and the events of what this batch stored and closed
