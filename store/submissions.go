@@ -99,11 +99,21 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	if err != nil {
 		return nil, err
 	}
+	var pending *pendingSet
+	if len(rows) > 0 {
+		products := make([]string, len(rows))
+		for n, r := range rows {
+			products[n] = r.product
+		}
+		if pending, err = s.pendingBefore(org, client, unique(products)); err != nil {
+			return nil, err
+		}
+	}
 	var changed []int64 // older revisions the batch superseded, wholly or in part
 	err = s.Transaction(func(tx *Store) error {
 		if len(rows) > 0 {
 			var err error
-			if changed, err = tx.insertRevisions(org, client, rows, results, opts.ExternalID); err != nil {
+			if changed, err = tx.insertRevisions(org, client, rows, results, opts.ExternalID, pending); err != nil {
 				return err
 			}
 		}
@@ -199,24 +209,23 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 }
 
 // insertRevisions numbers and inserts rows, noting each id in its result,
-// and supersedes what they replace of client's pending proposals.
+// and supersedes what they replace of client's pending proposals (as read
+// before the transaction into pending, and checked again within it).
 func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
-	results []enrichment.SubmissionResult, external string) (changed []int64, err error) {
+	results []enrichment.SubmissionResult, external string, pending *pendingSet) (changed []int64, err error) {
 	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
 	if err != nil {
 		return nil, err
 	}
 	created := make([]*enrichment.ProposalState, len(rows))
-	products := make([]string, len(rows))
 	models := make(map[int64]modelKey, len(rows)) // of created and older, by revision id
 	for n, r := range rows {
 		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields,
 			Attributes: r.attributes, Status: enrichment.StatusPending}
 		models[created[n].ID] = modelKey{r.modelName, r.modelVersion}
-		products[n] = r.product
 	}
 	rowIDs := map[int64]int64{}
-	older, err := s.pendingProposals(org, client, unique(products), models, rowIDs)
+	older, err := s.pendingProposals(pending, models, rowIDs)
 	if err != nil {
 		return nil, err
 	}

@@ -20,15 +20,94 @@ import (
 // functions read the client's pending revisions and write back what
 // Supersede changed.
 
-// pendingProposals loads client's pending revisions of org for products,
-// with their proposed and superseded fields, and notes each one's model in
-// models (for the metric counters, which the rules need not see) and its
-// rowid in rowIDs (for writeSuperseded).
-func (s *Store) pendingProposals(org enrichment.Org, client int64, products []string,
-	models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+// pendingFrom is the FROM and WHERE of client's pending revisions of org
+// for products. note: the index is named because without statistics of
+// revisions SQLite prefers (organization, status) and walks every pending
+// revision of the organization (23 ms instead of 6 for a batch of 1000);
+// the literal 'pending' is what lets it use the partial index at all.
+var pendingFrom = ` FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
+	WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
+	AND ` + inList("product", "products")
+
+// pendingSet is client's pending revisions of org for a batch's products as
+// read before the batch's write transaction, which is one at a time: their
+// proposed JSON, the bulk of what is read, and its names are read there in
+// parallel with other batches. What it holds cannot change while the
+// revision is pending (its id, product, creation, proposed fields and
+// model); the transaction reads what can (which are still pending, and
+// their superseded fields) with pendingProposals.
+type pendingSet struct {
+	params dbx.Params                          // org, client and products, as pendingFrom binds them
+	known  map[int64]*enrichment.ProposalState // by id
+	models map[int64]modelKey                  // by id
+}
+
+// pendingBefore reads client's pending revisions of org for products,
+// outside the write transaction.
+func (s *Store) pendingBefore(org enrichment.Org, client int64, products []string) (*pendingSet, error) {
+	p := &pendingSet{params: dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)},
+		known: map[int64]*enrichment.ProposalState{}, models: map[int64]modelKey{}}
 	if len(products) == 0 {
-		return nil, nil
+		return p, nil
 	}
+	states, err := s.readPending(pendingFrom, p.params, p.models, nil)
+	if err != nil {
+		return nil, fmt.Errorf("find pending proposals of client %d: %w", client, err)
+	}
+	for _, st := range states {
+		p.known[st.ID] = st
+	}
+	return p, nil
+}
+
+// pendingProposals loads the pending revisions of p as they are now, in
+// id order: those p read with their superseded fields read again, and any
+// stored since read whole. It notes each one's model in models (for the
+// metric counters, which the rules need not see) and its rowid in rowIDs
+// (for writeSuperseded).
+func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+	var rows []struct {
+		RowID      int64  `db:"rowID"`
+		ID         string `db:"id"`
+		Superseded []byte `db:"supersededFields"`
+		Attrs      []byte `db:"supersededAttributes"`
+	}
+	err := s.db().NewQuery(`SELECT [[_rowid_]] AS [[rowID]], [[id]], [[supersededFields]], [[supersededAttributes]]` + pendingFrom).
+		Bind(p.params).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("find pending proposals of client %s: %w", p.params["client"], err)
+	}
+	out := make([]*enrichment.ProposalState, 0, len(rows))
+	var unknown []int64 // rowids of revisions stored since p was read
+	for _, r := range rows {
+		id := storedID(r.ID)
+		known := p.known[id]
+		if known == nil {
+			unknown = append(unknown, r.RowID)
+			continue
+		}
+		st := *known
+		st.Superseded, st.SupersededAttributes = decodeStrings(r.Superseded), decodeStrings(r.Attrs)
+		out = append(out, &st)
+		models[id], rowIDs[id] = p.models[id], r.RowID
+	}
+	if len(unknown) > 0 {
+		more, err := s.readPending(` FROM {{revisions}} WHERE `+inList("_rowid_", "rowIDs"),
+			dbx.Params{"rowIDs": inValues(unknown)}, models, rowIDs)
+		if err != nil {
+			return nil, fmt.Errorf("read %d pending proposals stored meanwhile: %w", len(unknown), err)
+		}
+		out = append(out, more...)
+	}
+	slices.SortFunc(out, func(a, b *enrichment.ProposalState) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// readPending reads the pending revisions that from (FROM and WHERE, with
+// params) selects, whole, and notes their models in models and, unless it
+// is nil, their rowids in rowIDs. note: in no particular order; an ORDER BY
+// copied every row, proposed JSON and all, through SQLite's sorter.
+func (s *Store) readPending(from string, params dbx.Params, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
 	var rows []struct {
 		RowID      int64          `db:"rowID"`
 		ID         string         `db:"id"`
@@ -39,20 +118,10 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 		Model      []byte         `db:"model"`
 		Attrs      []byte         `db:"supersededAttributes"`
 	}
-	// note: the index is named because without statistics of revisions
-	// SQLite prefers (organization, status) and walks every pending revision
-	// of the organization (23 ms instead of 6 for a batch of 1000); the
-	// literal 'pending' is what lets it use the partial index at all. The
-	// rows are put in id order here: an ORDER BY copied every row, proposed
-	// JSON and all, through SQLite's sorter.
 	err := s.db().NewQuery(`SELECT [[_rowid_]] AS [[rowID]], [[id]], [[created]], [[product]], [[proposed]], [[supersededFields]],
-		[[supersededAttributes]], [[model]] FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
-		WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
-		AND ` + inList("product", "products")).
-		Bind(dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)}).
-		All(&rows)
+		[[supersededAttributes]], [[model]]` + from).Bind(params).All(&rows)
 	if err != nil {
-		return nil, fmt.Errorf("find pending proposals of client %d: %w", client, err)
+		return nil, err
 	}
 	out := make([]*enrichment.ProposalState, len(rows))
 	for i, r := range rows {
@@ -61,9 +130,10 @@ func (s *Store) pendingProposals(org enrichment.Org, client int64, products []st
 			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending,
 			Attributes: attributes, SupersededAttributes: decodeStrings(r.Attrs)}
 		models[out[i].ID] = storedModel(r.Model)
-		rowIDs[out[i].ID] = r.RowID
+		if rowIDs != nil {
+			rowIDs[out[i].ID] = r.RowID
+		}
 	}
-	slices.SortFunc(out, func(a, b *enrichment.ProposalState) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
