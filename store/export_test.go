@@ -33,6 +33,6 @@ func (s *Store) PendingBefore(org enrichment.Org, client int64, products []strin
 
 // PendingNow is that read brought up to date within the transaction
 // (pendingProposals).
-func (s *Store) PendingNow(p *pendingSet) ([]*enrichment.ProposalState, error) {
-	return s.pendingProposals(p, map[int64]modelKey{}, map[int64]int64{})
+func (s *Store) PendingNow(p any) ([]*enrichment.ProposalState, error) {
+	return s.pendingProposals(p.(*pendingSet), map[int64]modelKey{}, map[int64]int64{})
 }

@@ -79,23 +79,34 @@ func TestPendingReadBeforeTheTransaction(t *testing.T) {
 	second := submit(enrichment.Proposal{SKU: "SKU-1", Fields: enrichment.Fields{Name: &two}},
 		enrichment.Proposal{SKU: "SKU-M", Fields: enrichment.Fields{Name: &two, Description: &two}})
 
-	var now []*enrichment.ProposalState
-	if err := st.Transaction(func(tx *store.Store) error {
-		now, err = tx.PendingNow(before)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range now {
-		got = append(got, fmt.Sprintf("%d %s %v superseded %v", p.ID, p.Status, p.Fields, p.Superseded))
-	}
 	want := []string{
 		fmt.Sprintf("%d pending [name slug] superseded [name]", first[0]),
 		fmt.Sprintf("%d pending [name] superseded []", second[0]),
 		fmt.Sprintf("%d pending [name description] superseded []", second[1]),
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("pending now:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	pendingNow := func(name string, before any) {
+		t.Helper()
+		var now []*enrichment.ProposalState
+		if err := st.Transaction(func(tx *store.Store) error {
+			var err error
+			now, err = tx.PendingNow(before)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range now {
+			got = append(got, fmt.Sprintf("%d %s %v superseded %v", p.ID, p.Status, p.Fields, p.Superseded))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
+	pendingNow("read again after a commit", before)
+	// read when nothing was committed since: as read
+	again, err := st.PendingBefore(f.A.Org, client, products)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingNow("nothing committed since", again)
 }

@@ -3,11 +3,13 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
 	"slices"
 
+	"github.com/catalog-enrichment/enrichment/dbversion"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
@@ -40,17 +42,29 @@ type pendingSet struct {
 	params dbx.Params                          // org, client and products, as pendingFrom binds them
 	known  map[int64]*enrichment.ProposalState // by id
 	models map[int64]modelKey                  // by id
+	rowIDs map[int64]int64                     // by id
+	// the database's version before the read; a transaction that finds
+	// it unchanged, nothing committed since, reads nothing again
+	versions  *dbversion.Watcher
+	version   dbversion.Version
+	versioned bool
 }
 
 // pendingBefore reads client's pending revisions of org for products,
 // outside the write transaction.
 func (s *Store) pendingBefore(org enrichment.Org, client int64, products []string) (*pendingSet, error) {
 	p := &pendingSet{params: dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)},
-		known: map[int64]*enrichment.ProposalState{}, models: map[int64]modelKey{}}
+		known: map[int64]*enrichment.ProposalState{}, models: map[int64]modelKey{}, rowIDs: map[int64]int64{}}
 	if len(products) == 0 {
 		return p, nil
 	}
-	states, err := s.readPending(pendingFrom, p.params, p.models, nil)
+	// note: the version is read before the revisions, so a commit in
+	// between only costs the transaction a second read
+	p.versions = generationsOf(s.app).versions
+	var err error
+	p.version, err = p.versions.Version(context.Background())
+	p.versioned = err == nil
+	states, err := s.readPending(pendingFrom, p.params, p.models, p.rowIDs)
 	if err != nil {
 		return nil, fmt.Errorf("find pending proposals of client %d: %w", client, err)
 	}
@@ -62,10 +76,27 @@ func (s *Store) pendingBefore(org enrichment.Org, client int64, products []strin
 
 // pendingProposals loads the pending revisions of p as they are now, in
 // id order: those p read with their superseded fields read again, and any
-// stored since read whole. It notes each one's model in models (for the
+// stored since read whole; nothing is read again when nothing at all was
+// committed since p was read. It notes each one's model in models (for the
 // metric counters, which the rules need not see) and its rowid in rowIDs
-// (for writeSuperseded).
+// (for writeSuperseded). It must run in the write transaction once that
+// holds the write lock (after a first write), so that no commit can come
+// after the version is compared.
 func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+	if len(p.known) == 0 && p.versions == nil {
+		return nil, nil // no products
+	}
+	if p.versioned {
+		if now, err := p.versions.Version(context.Background()); err == nil && now == p.version {
+			out := make([]*enrichment.ProposalState, 0, len(p.known))
+			for id, known := range p.known {
+				out = append(out, known)
+				models[id], rowIDs[id] = p.models[id], p.rowIDs[id]
+			}
+			slices.SortFunc(out, func(a, b *enrichment.ProposalState) int { return cmp.Compare(a.ID, b.ID) })
+			return out, nil
+		}
+	}
 	var rows []struct {
 		RowID      int64  `db:"rowID"`
 		ID         string `db:"id"`
