@@ -28,7 +28,7 @@ func MetricsStatements() (counters, edges []string, ranges, edgeWindows int) {
 // PendingBefore is the read of a batch's pending revisions before its
 // write transaction (pendingBefore).
 func (s *Store) PendingBefore(org enrichment.Org, client int64, products []string) (*pendingSet, error) {
-	return s.pendingBefore(org, client, products)
+	return s.pendingBefore(org, client, products, true)
 }
 
 // PendingNow is that read brought up to date within the transaction

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // SubmitOptions tunes Submit.
@@ -105,7 +107,10 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 		for n, r := range rows {
 			products[n] = r.product
 		}
-		if pending, err = s.pendingBefore(org, client, unique(products)); err != nil {
+		under := submissionsUnderWay(s.app)
+		others := under.Add(1) > 1 // another batch is being stored: the lock is contended
+		defer under.Add(-1)
+		if pending, err = s.pendingBefore(org, client, unique(products), others); err != nil {
 			return nil, err
 		}
 	}
@@ -404,4 +409,10 @@ func (s *Store) dropForeignOptions(org enrichment.Org, proposals []enrichment.Pr
 		}
 	}
 	return nil
+}
+
+// submissionsUnderWay counts the app's submissions between their read of
+// the pending revisions and their commit.
+func submissionsUnderWay(app core.App) *atomic.Int64 {
+	return app.Store().GetOrSet("enrichmentSubmissionsUnderWay", func() any { return new(atomic.Int64) }).(*atomic.Int64)
 }
