@@ -108,7 +108,10 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 			products[n] = r.product
 		}
 		under := submissionsUnderWay(s.app)
-		others := under.Add(1) > 1 // another batch is being stored: the lock is contended
+		// another batch is being stored: the lock is contended. note: a
+		// submission within a caller's transaction (the demo's) has no
+		// before to read in
+		others := under.Add(1) > 1 && !s.app.IsTransactional()
 		defer under.Add(-1)
 		if pending, err = s.pendingBefore(org, client, unique(products), others); err != nil {
 			return nil, err
