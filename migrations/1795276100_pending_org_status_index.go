@@ -9,7 +9,8 @@ import (
 const idxRevisionsOrgStatus = "idx_revisions_org_status"
 
 // The organization-wide index by status holds only the pending revisions:
-// the queries that use it ask for pending ones (the bulk accept's), and
+// the queries that use it ask for pending ones (the bulk accept's and a
+// trust policy's candidates), and
 // every revision leaves pending once. A revision that a newer proposal
 // supersedes, or that is decided or expires, is then deleted from the
 // index instead of moved within it: one index write less for each, and an
