@@ -217,8 +217,9 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 }
 
 // insertRevisions numbers and inserts rows, noting each id in its result,
-// and supersedes what they replace of client's pending proposals (as read
-// before the transaction into pending, and checked again within it).
+// and supersedes what they replace of client's pending proposals (pending:
+// read before the transaction while other batches were under way and
+// brought up to date here, or else read here).
 func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
 	results []enrichment.SubmissionResult, external string, pending *pendingSet) (changed []int64, err error) {
 	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
