@@ -47,7 +47,9 @@ func (s *Store) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Pa
 	for i, o := range orgs {
 		in[i] = string(o)
 	}
-	where := dbx.And(dbx.In("organization", in...), dbx.HashExp{"audit": enrichment.AuditPending})
+	// note: the index's own condition, literally, lets SQLite use it
+	// (idx_revisions_audit) rather than walk the organizations' revisions
+	where := dbx.And(dbx.In("organization", in...), dbx.NewExp("[[audit]] != ''"), dbx.HashExp{"audit": enrichment.AuditPending})
 	var total int
 	if err := s.db().Select("COUNT(*)").From(schema.Revisions).Where(where).Row(&total); err != nil {
 		return enrichment.Page[AuditItem]{}, fmt.Errorf("count pending audits: %w", err)

@@ -24,3 +24,15 @@ func CounterColumnNames() []string { return counterNames("") }
 func MetricsStatements() (counters, edges []string, ranges, edgeWindows int) {
 	return []string{clientCountersSQL, modelDecisionsSQL, modelCountersSQL}, edgeStatements[:], maxRanges, maxEdges
 }
+
+// PendingBefore is the read of a batch's pending revisions before its
+// write transaction (pendingBefore).
+func (s *Store) PendingBefore(org enrichment.Org, client int64, products []string) (*pendingSet, error) {
+	return s.pendingBefore(org, client, products, true)
+}
+
+// PendingNow is that read brought up to date within the transaction
+// (pendingProposals).
+func (s *Store) PendingNow(p any) ([]*enrichment.ProposalState, error) {
+	return s.pendingProposals(p.(*pendingSet), map[int64]modelKey{}, map[int64]int64{})
+}

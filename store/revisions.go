@@ -172,8 +172,9 @@ func (r revisionRow) decidedBy() string {
 // what became of it (enrichment.Outcomes).
 func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
 	corrected, _ := enrichment.ParseObject("corrections", r.Corrections)
-	rec := enrichment.Recorded{Status: r.Status, Proposed: proposedNames(r.Proposed),
-		ProposedAttributes: proposedAttributeNames(r.Proposed),
+	proposed, proposedAttributes := proposalNames(r.Proposed)
+	rec := enrichment.Recorded{Status: r.Status, Proposed: proposed,
+		ProposedAttributes: proposedAttributes,
 		Approved:           decodeStrings(r.ApprovedFields), ApprovedAttributes: decodeStrings(r.ApprovedAttrs),
 		Superseded: decodeStrings(r.Superseded), SupersededAttributes: decodeStrings(r.SupersededAttrs),
 		Overwritten: decodeStrings(r.Overwritten), OverwrittenAttributes: decodeStrings(r.OverwrittenAttrs),

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // SubmitOptions tunes Submit.
@@ -99,11 +101,27 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	if err != nil {
 		return nil, err
 	}
+	var pending *pendingSet
+	if len(rows) > 0 {
+		products := make([]string, len(rows))
+		for n, r := range rows {
+			products[n] = r.product
+		}
+		under := submissionsUnderWay(s.app)
+		// another batch is being stored: the lock is contended. note: a
+		// submission within a caller's transaction (the demo's) has no
+		// before to read in
+		others := under.Add(1) > 1 && !s.app.IsTransactional()
+		defer under.Add(-1)
+		if pending, err = s.pendingBefore(org, client, unique(products), others); err != nil {
+			return nil, err
+		}
+	}
 	var changed []int64 // older revisions the batch superseded, wholly or in part
 	err = s.Transaction(func(tx *Store) error {
 		if len(rows) > 0 {
 			var err error
-			if changed, err = tx.insertRevisions(org, client, rows, results, opts.ExternalID); err != nil {
+			if changed, err = tx.insertRevisions(org, client, rows, results, opts.ExternalID, pending); err != nil {
 				return err
 			}
 		}
@@ -199,23 +217,24 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 }
 
 // insertRevisions numbers and inserts rows, noting each id in its result,
-// and supersedes what they replace of client's pending proposals.
+// and supersedes what they replace of client's pending proposals (pending:
+// read before the transaction while other batches were under way and
+// brought up to date here, or else read here).
 func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
-	results []enrichment.SubmissionResult, external string) (changed []int64, err error) {
+	results []enrichment.SubmissionResult, external string, pending *pendingSet) (changed []int64, err error) {
 	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
 	if err != nil {
 		return nil, err
 	}
 	created := make([]*enrichment.ProposalState, len(rows))
-	products := make([]string, len(rows))
 	models := make(map[int64]modelKey, len(rows)) // of created and older, by revision id
 	for n, r := range rows {
 		created[n] = &enrichment.ProposalState{ID: first + int64(n), Product: r.product, Fields: r.fields,
 			Attributes: r.attributes, Status: enrichment.StatusPending}
 		models[created[n].ID] = modelKey{r.modelName, r.modelVersion}
-		products[n] = r.product
 	}
-	older, err := s.pendingProposals(org, client, unique(products), models)
+	rowIDs := map[int64]int64{}
+	older, err := s.pendingProposals(pending, models, rowIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +273,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 		}
 		results[r.item].RevisionID = &c.ID
 	}
-	if err := s.writeSuperseded(older, stamp); err != nil {
+	if err := s.writeSuperseded(older, rowIDs, stamp); err != nil {
 		return nil, err
 	}
 	// the metric counters and the events of what this batch stored and closed
@@ -394,4 +413,10 @@ func (s *Store) dropForeignOptions(org enrichment.Org, proposals []enrichment.Pr
 		}
 	}
 	return nil
+}
+
+// submissionsUnderWay counts the app's submissions between their read of
+// the pending revisions and their commit.
+func submissionsUnderWay(app core.App) *atomic.Int64 {
+	return app.Store().GetOrSet("enrichmentSubmissionsUnderWay", func() any { return new(atomic.Int64) }).(*atomic.Int64)
 }
