@@ -72,12 +72,18 @@ type setRow struct {
 	Confidence      int            `db:"confidence"`
 }
 
-// setProduct is a product as a set of decisions reads and changes it.
+// setProduct is a product as decisions and rollbacks read it (readProducts)
+// and change its values.
 type setProduct struct {
-	productValuesRow
-	Active   bool   `db:"active"`
-	Template string `db:"attributeTemplate"`
-	values   enrichment.ProductValues
+	ID          string        `db:"id"`
+	Name        string        `db:"name"`
+	Slug        string        `db:"slug"`
+	Description string        `db:"description"`
+	Attributes  types.JSONRaw `db:"attributes"`
+	Files       types.JSONRaw `db:"files"`
+	Active      bool          `db:"active"`
+	Template    string        `db:"attributeTemplate"`
+	values      enrichment.ProductValues
 }
 
 // DecideSet makes ds, in order, on org's revisions, by who, at now, in one

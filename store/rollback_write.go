@@ -10,18 +10,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
-
-// productValuesRow is a product's enrichable values as stored.
-type productValuesRow struct {
-	ID          string        `db:"id"`
-	Name        string        `db:"name"`
-	Slug        string        `db:"slug"`
-	Description string        `db:"description"`
-	Attributes  types.JSONRaw `db:"attributes"`
-	Files       types.JSONRaw `db:"files"`
-}
 
 // revertChunk reverts rows (in that order) on the products, counting into
 // res and noting in restored the products with a value restored. Products
@@ -145,18 +134,12 @@ func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo m
 			ids = append(ids, r.Product)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	var products []productValuesRow
-	err := s.db().Select("id", "name", "slug", "description", "attributes", "files").From(schema.Products).
-		Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&products)
+	products, err := s.readProducts(org, ids)
 	if err != nil {
 		return fmt.Errorf("read the products of a rollback: %w", err)
 	}
-	for _, p := range products {
-		memo[p.ID] = &enrichment.ProductValues{Name: p.Name, Slug: p.Slug, Description: p.Description,
-			Attributes: decodeAttributes(p.Attributes), Files: decodeStrings(p.Files)}
+	for id, p := range products {
+		memo[id] = &p.values
 	}
 	return nil
 }
