@@ -14,13 +14,11 @@ import (
 // caller's transaction: revisions and accepted values as each decision is
 // made, the products, counters, webhook outbox and claims once at the end.
 type setWriter struct {
-	*productEdits
-	s     *Store
-	org   enrichment.Org
-	who   SetDecider
-	now   time.Time
-	stamp string
-	mark  *dbx.Query
+	*productEdits // its store and organization are the set's
+	who           SetDecider
+	now           time.Time
+	stamp         string
+	mark          *dbx.Query
 
 	deltas  metricDeltas
 	trust   trustDeltas
@@ -35,7 +33,7 @@ func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecid
 	if err != nil {
 		return nil, err
 	}
-	w := &setWriter{productEdits: edits, s: s, org: org, who: who, now: now, stamp: FormatTime(now),
+	w := &setWriter{productEdits: edits, who: who, now: now, stamp: FormatTime(now),
 		deltas: metricDeltas{}, trust: trustDeltas{}, events: map[string][]int64{}}
 	// note: status 'pending' in the WHERE clause: a revision decided meanwhile is not decided again
 	w.mark = s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = {:status}, [[approvedFields]] = {:fields},
