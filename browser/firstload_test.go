@@ -70,6 +70,8 @@ func TestFirstViewReadsAhead(t *testing.T) {
 	if slices.Index(asked, "live updates") < slices.Index(asked, "queue") {
 		t.Errorf("live updates started before the queue was asked for: %v", asked)
 	}
+	// note: the stream's resource entry is listed some time after the page asked for it
+	waitFor(t, ctx, "the live updates' request", `performance.getEntriesByType('resource').some((e) => /\/api\/realtime/.test(e.name))`)
 	if !eval[bool](t, ctx, `(() => {
 		const entry = (re) => performance.getEntriesByType('resource').find((e) => re.test(e.name));
 		return entry(/\/api\/realtime/).startTime >= entry(/review\/queue/).responseEnd;
