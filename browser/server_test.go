@@ -41,11 +41,26 @@ type service struct {
 	statuses *statusCounts // of every answer the server gave
 }
 
-// statusCounts counts answers by status, and requests by method and path.
+// statusCounts counts answers by status, and requests by method and path,
+// those answered and those under way.
 type statusCounts struct {
 	mu    sync.Mutex
 	n     map[int]int
 	paths map[string]int // "POST /api/…"
+	open  map[string]int // the same, still being answered (a live updates' stream)
+}
+
+// underWay counts the requests being answered whose "METHOD path" starts with prefix.
+func (c *statusCounts) underWay(prefix string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for p, k := range c.open {
+		if strings.HasPrefix(p, prefix) {
+			n += k
+		}
+	}
+	return n
 }
 
 // requests counts the requests whose "METHOD path" starts with prefix.
@@ -71,10 +86,15 @@ func (c *statusCounts) get(status int) int {
 func (c *statusCounts) counting(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		key := r.Method + " " + r.URL.Path
+		c.mu.Lock()
+		c.open[key]++
+		c.mu.Unlock()
 		h.ServeHTTP(rec, r)
 		c.mu.Lock()
+		c.open[key]--
 		c.n[rec.status]++
-		c.paths[r.Method+" "+r.URL.Path]++
+		c.paths[key]++
 		c.mu.Unlock()
 	})
 }
@@ -99,7 +119,7 @@ func newService(t testing.TB) *service {
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
 	t.Cleanup(app.Cleanup)
-	statuses := &statusCounts{n: map[int]int{}, paths: map[string]int{}}
+	statuses := &statusCounts{n: map[int]int{}, paths: map[string]int{}, open: map[string]int{}}
 	srv := httptest.NewServer(statuses.counting(fixture.Serve(t, app)))
 	t.Cleanup(srv.Close)
 	s := &service{t: t, f: f, app: app, url: srv.URL, statuses: statuses}

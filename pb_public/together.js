@@ -14,30 +14,53 @@ const renewMs = 60_000;
 let held = null; // the revision this page claims
 let renewTimer = 0;
 let unsubscribe = null;
+let streams = 0; // starts and closes so far: a start that a close outlived keeps nothing
+let left = false; // the page was left (pagehide) and not shown again
 
 /**
  * start follows realtime updates and reads the brands of the triage
  * filters, after sign-in, once the first view is drawn: the queue is read
- * again once the updates are on, for what changed before.
+ * again once the updates are on, for what changed before. A page left
+ * meanwhile starts nothing.
  */
 export async function start() {
+  if (left) return;
   loadBrands();
   if (unsubscribe) return;
+  const mine = ++streams;
+  let off;
   try {
-    unsubscribe = await api.pb.collection('revisions').subscribe('*', onRevision);
+    off = await api.pb.collection('revisions').subscribe('*', onRevision);
   } catch (err) {
-    outbox.say(`Live updates are off: ${message(err)}`, { error: true });
+    if (mine === streams) outbox.say(`Live updates are off: ${message(err)}`, { error: true });
     return;
   }
+  // note: closed while it connected (closeStream): nothing is kept
+  if (mine !== streams) {
+    off().catch(() => {});
+    return;
+  }
+  unsubscribe = off;
   if (!$('#queue-view').hidden) queue.reloadSoon();
 }
 
 /** stop releases the claim and stops following updates (sign-out). */
 export async function stop() {
   hold(null);
-  const off = unsubscribe;
+  closeStream();
+}
+
+// closeStream closes the realtime stream now, whatever its state. note:
+// the SDK's unsubscribe closes it only once the server has named the
+// stream (PB_CONNECT); one still connecting stays open, and a page left
+// then kept it open in the back/forward cache for a minute, holding one of
+// the six connections a browser allows per server (six such, and every
+// request of the next page waited)
+function closeStream() {
+  streams++;
   unsubscribe = null;
-  await off?.().catch(() => {});
+  api.pb.realtime.unsubscribe().catch(() => {}); // drops every subscription, at once
+  api.pb.realtime.disconnect(); // closes the EventSource and its reconnects
 }
 
 // onRevision keeps the queue current: a new pending revision may belong in
@@ -146,16 +169,18 @@ export function initTogether() {
   form.addEventListener('submit', (e) => e.preventDefault());
   // note: the realtime stream is closed while the page is hidden in the
   // browser's back/forward cache, where its open connection would keep one
-  // of the few a browser allows per server
+  // of the six a browser allows per server; none starts until it is shown
   window.addEventListener('pagehide', () => {
     clearInterval(renewTimer);
     if (held && !outbox.excluded().includes(held)) release(held, { keepalive: true });
     held = null;
-    unsubscribe = null;
-    api.pb.realtime.unsubscribe().catch(() => {}); // note: with no subscription left, the stream closes
+    left = true;
+    closeStream();
   });
   window.addEventListener('pageshow', (e) => {
-    if (!e.persisted || !api.pb.authStore.isValid) return;
+    if (!e.persisted) return;
+    left = false;
+    if (!api.pb.authStore.isValid) return;
     start();
     queue.reloadSoon();
   });
