@@ -184,6 +184,54 @@ func TestOptionsReadBesideTheRevision(t *testing.T) {
 	}
 }
 
+// listOrderJS, run before the page's scripts at each load, notes in
+// window.__order when the page asks for a revision ("revision ID") and
+// when it starts drawing the queue's list ("list drawn", its first item).
+const listOrderJS = `if (location.protocol.startsWith('http')) {
+	window.__order = [];
+	const real = window.fetch;
+	window.fetch = function (input, init) {
+		const id = String(input instanceof Request ? input.url : input).match(/collections\/revisions\/records\/(\d+)/)?.[1];
+		if (id) window.__order.push('revision ' + id);
+		return real.call(this, input, init);
+	};
+	const append = Element.prototype.append;
+	Element.prototype.append = function (...nodes) {
+		const result = append.apply(this, nodes);
+		if (this.id === 'queue-list' && this.querySelector('.item') && !window.__order.includes('list drawn')) window.__order.push('list drawn');
+		return result;
+	};
+}`
+
+// TestFirstRevisionReadBeforeTheList: at a load, the first revision's
+// reads leave as soon as the queue answers, before its list of up to 50 is
+// drawn, rather than after (the drawing took 40-50 ms of a 0.4 s first
+// load at 20,000 pending).
+func TestFirstRevisionReadBeforeTheList(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: listOrderJS}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.Navigate(s.url+"/"))
+	waitQueue(t, ctx)
+	waitRevision(t, ctx, ids[0])
+	order := eval[[]string](t, ctx, `window.__order`)
+	read, drawn := slices.Index(order, "revision "+ids[0]), slices.Index(order, "list drawn")
+	if read < 0 || drawn < 0 || read > drawn {
+		t.Errorf("the first revision was asked for after the list was drawn, not before: %v", order)
+	}
+	if n := slices.Index(order[read+1:], "revision "+ids[0]); n >= 0 {
+		t.Errorf("the first revision was read twice: %v", order)
+	}
+}
+
 // layoutShiftJS resolves to the layout shifts the page recorded since it
 // was loaded, as "value at element" strings (none: empty), 1 s after asked.
 const layoutShiftJS = `new Promise((resolve) => {

@@ -272,7 +272,12 @@ async function boot() {
     $('#who').hidden = false;
     document.documentElement.classList.remove('remembered');
   }
-  queue.initQueue({ onSelect, onGroup: (status, items) => group.decideSelected(status, items) });
+  queue.initQueue({
+    onSelect,
+    onGroup: (status, items) => group.decideSelected(status, items),
+    // note: only a revision other than the one drawn, which stays as it is
+    onAhead: (item) => item.id !== revision.showing() && revision.prefetch(item),
+  });
   revision.initRevision({ onDecide: hold });
   group.initGroup({ onDecide: hold });
   together.initTogether();

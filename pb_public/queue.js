@@ -28,9 +28,14 @@ const state = {
   onSelect: () => {},
 };
 
-/** initQueue wires the filters; onSelect(item) runs when the revision shown moves. */
-export function initQueue({ onSelect, onGroup }) {
+/**
+ * initQueue wires the filters; onSelect(item) runs when the revision shown
+ * moves, onAhead(item) when the list is about to be drawn with item to be
+ * shown, so that its reads leave before the drawing.
+ */
+export function initQueue({ onSelect, onGroup, onAhead }) {
   state.onSelect = onSelect;
+  state.onAhead = onAhead;
   $('#filters').addEventListener('submit', (e) => e.preventDefault());
   for (const id of ['#f-client', '#f-template', '#f-sort']) {
     $(id).addEventListener('change', () => {
@@ -183,6 +188,8 @@ export async function reload({ keepId, around } = {}) {
     let index = state.items.findIndex((r) => r.id === (state.alone ?? wanted));
     if (index < 0 && !state.alone) index = Math.min(Math.max(oldIndex, 0), state.items.length - 1);
     if (changed) {
+      // note: the revision about to be shown is read while the list is drawn
+      if (index >= 0) state.onAhead?.(state.items[index]);
       state.index = index;
       renderList();
     } else {
