@@ -114,11 +114,16 @@ func (r *statusRecorder) WriteHeader(status int) {
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // newService starts the service for one test; it stops when the test ends.
-func newService(t testing.TB) *service {
+// Each of also binds something more on the app before it serves (the
+// demo's images, say).
+func newService(t testing.TB, also ...func(core.App)) *service {
 	t.Helper()
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
 	t.Cleanup(app.Cleanup)
+	for _, bind := range also {
+		bind(app)
+	}
 	statuses := &statusCounts{n: map[int]int{}, paths: map[string]int{}, open: map[string]int{}}
 	srv := httptest.NewServer(statuses.counting(fixture.Serve(t, app)))
 	t.Cleanup(srv.Close)

@@ -11,7 +11,9 @@ import (
 	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/security"
@@ -62,6 +64,7 @@ func demoCommand(app core.App) *cobra.Command {
 				return err
 			}
 			printDemoBanner(c.OutOrStdout(), addr, app.DataDir(), org, products, key, password, reviewerPassword)
+			routes.RegisterDemoImages(app)
 			return apis.Serve(app, apis.ServeConfig{HttpAddr: addr})
 		},
 	}
@@ -70,12 +73,16 @@ func demoCommand(app core.App) *cobra.Command {
 }
 
 // demoCatalog returns the demo organization and its active product count,
-// importing the embedded catalog on the first run.
+// importing the embedded catalog on the first run, and again on a folder
+// whose products still show the placeholder images of earlier releases.
 func demoCatalog(app core.App) (enrichment.Org, int, error) {
 	st := store.New(app)
 	org, err := st.OrgByName(demoOrgName)
-	if errors.Is(err, enrichment.ErrNotFound) {
+	switch {
+	case errors.Is(err, enrichment.ErrNotFound):
 		org, err = importDemoCatalog(app)
+	case err == nil:
+		err = refreshDemoImages(app, org)
 	}
 	if err != nil {
 		return "", 0, err
@@ -93,15 +100,38 @@ func importDemoCatalog(app core.App) (org enrichment.Org, err error) {
 			return err
 		}
 		org = enrichment.Org(store.FormatID(id))
-		r, w := io.Pipe()
-		go func() { w.CloseWithError(gen.Write(w, gen.Demo())) }()
-		defer r.Close()
-		if _, err := catalog.Import(txApp, org, r, catalog.Options{}); err != nil {
-			return fmt.Errorf("import demo catalog: %w", err)
-		}
-		return nil
+		return importDemo(txApp, org)
 	})
 	return org, err
+}
+
+// oldDemoImages starts the image URLs of demo folders made before the demo
+// served its own images; their host does not exist.
+const oldDemoImages = "https://img.example/products/"
+
+// refreshDemoImages imports the embedded catalog again into a demo folder
+// whose products have old image URLs: the import writes only what differs
+// (the images) and keeps the values accepted revisions set.
+func refreshDemoImages(app core.App, org enrichment.Org) error {
+	old, err := app.CountRecords("products", dbx.HashExp{"organization": string(org)}, dbx.Like("images", oldDemoImages))
+	if err != nil {
+		return fmt.Errorf("demo products with old images: %w", err)
+	}
+	if old == 0 {
+		return nil
+	}
+	return importDemo(app, org)
+}
+
+// importDemo imports the embedded demo catalog into org.
+func importDemo(app core.App, org enrichment.Org) error {
+	r, w := io.Pipe()
+	go func() { w.CloseWithError(gen.Write(w, gen.Demo())) }()
+	defer r.Close()
+	if _, err := catalog.Import(app, org, r, catalog.Options{}); err != nil {
+		return fmt.Errorf("import demo catalog: %w", err)
+	}
+	return nil
 }
 
 // demoKey gives the demo's API client (every scope, the default rate limit)

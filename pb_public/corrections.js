@@ -96,7 +96,7 @@ export function editor(rev, { key, field, proposed, id, label, redraw, onEdit, o
     h('label', { for: id, class: 'small' }, `Your value for ${label}`, field === 'files' ? ' (one per line)' : ''),
     input, h('div', {}, note, ' ', reset), error);
   const open = h('button', {
-    type: 'button', class: 'link-button edit-value', 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Edit ${label}`,
+    type: 'button', class: 'link-button edit-value', 'aria-expanded': 'false', 'aria-controls': id, 'aria-label': `Edit value of ${label}`,
   }, 'Edit value');
   const show = (on) => {
     box.hidden = !on;

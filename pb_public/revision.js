@@ -220,10 +220,14 @@ function phoneMoves() {
     h('button', { type: 'button', class: 'link-button', id: 'phone-skip', onclick: step(1) }, 'Skip ›'));
 }
 
+// showable tells an image URL the page may load: http(s), or a path on this server (the demo's images);
+// note: a path starts with "/" so it keeps the page's own scheme: never javascript:, data: or the like
+const showable = (u) => /^(https?:\/\/|\/)/i.test(String(u));
+
 /** context shows what the product is: image, brand, categories, template, and its dashboard record. */
 export function context(product) {
   if (!product) return h('div', { class: 'context' }, h('p', { class: 'muted' }, 'The product of this revision no longer exists.'));
-  const image = (Array.isArray(product.images) ? product.images : []).find((u) => /^https?:\/\//i.test(String(u)));
+  const image = (Array.isArray(product.images) ? product.images : []).find(showable);
   const categories = Array.isArray(product.categories) ? product.categories.map(String) : [];
   const fact = (term, value) => (value ? [h('dt', {}, term), h('dd', {}, value)] : null);
   return h('div', { class: 'context', id: 'product-context' },

@@ -3,7 +3,8 @@
 // through the page's form; Lighthouse then audits the page in the same
 // browser without resetting its storage, at 1440×900 (the desktop preset)
 // and 390×844 (mobile, with Lighthouse's simulated slow CPU and network).
-// It prints the four categories' scores and the audits below full marks.
+// It prints the four categories' scores and the audits below full marks;
+// a run that Lighthouse itself reports as failed is run once more.
 //
 //	npm i (once, here)
 //	node run.mjs http://127.0.0.1:8090 reviewer@demo.example PASSWORD
@@ -35,10 +36,17 @@ try {
     ['390x844', undefined, { formFactor: 'mobile', screenEmulation: { mobile: true, width: 390, height: 844, deviceScaleFactor: 3, disabled: false } }],
   ];
   for (const [name, config, flags] of screens) {
-    const { lhr } = await lighthouse(`${base}/`, { port, disableStorageReset: true, output: 'json', logLevel: 'error', ...flags }, config, page);
+    const audit = async () => (await lighthouse(`${base}/`, { port, disableStorageReset: true, output: 'json', logLevel: 'error', ...flags }, config, page)).lhr;
+    let lhr = await audit();
+    // note: a run whose trace failed (NO_NAVSTART, say) measured nothing and scores 0 where it could not
+    // measure; Lighthouse asks to be run again: once, and the output says so
+    if (lhr.runtimeError) {
+      console.log(`${name}: Lighthouse failed (${lhr.runtimeError.code}), running it again`);
+      lhr = await audit();
+    }
     const signedIn = await page.evaluate(() => !document.querySelector('#queue-view').hidden);
     const scores = Object.entries(lhr.categories).map(([k, c]) => `${k} ${Math.round(c.score * 100)}`).join(', ');
-    console.log(`${name}${signedIn ? ', signed in' : ', NOT signed in'}: ${scores}`);
+    console.log(`${name}${signedIn ? ', signed in' : ', NOT signed in'}: ${scores}${lhr.runtimeError ? ` (failed: ${lhr.runtimeError.code})` : ''}`);
     for (const a of Object.values(lhr.audits)) {
       if (a.score !== null && a.score < 1 && !['informative', 'manual', 'notApplicable'].includes(a.scoreDisplayMode)) {
         console.log(`  ${a.id} ${a.score}${a.displayValue ? ` (${a.displayValue})` : ''}`);

@@ -178,7 +178,14 @@ func checkCatalog(t *testing.T, opt Options, shares bool) {
 		if len(p.Images) < 1 || len(p.Images) > 5 || p.Files == nil || len(p.Files) > 2 {
 			fail("%d images, files %v", len(p.Images), p.Files)
 		}
-		for _, u := range append(slices.Clone(p.Images), p.Files...) {
+		for i, u := range p.Images {
+			if opt.ImageBase == "" {
+				checkURL(t, u)
+			} else if want := fmt.Sprintf("%s%s-%d.svg", opt.ImageBase, p.SKU, i+1); u != want {
+				fail("image %d is %q, want %q", i+1, u, want)
+			}
+		}
+		for _, u := range p.Files {
 			checkURL(t, u)
 		}
 		// Attributes.

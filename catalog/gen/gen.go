@@ -22,12 +22,23 @@ type Options struct {
 	Templates int // attribute templates, all listed in the output
 	Brands    int // distinct brands; every brand is used when there are enough products
 	Seed      uint64
+	// ImageBase prefixes the products' image URLs, each SKU-n.svg below it;
+	// "" keeps the placeholders https://img.example/products/SKU-n.jpg,
+	// whose host does not exist
+	ImageBase string
 }
 
+// DemoImages is where the demo serves its catalog's images (SKU-n.svg), a
+// path on the server's own origin, so the demo needs no network.
+const DemoImages = "/demo/images/"
+
+// placeholderImage is an image URL of a catalog without ImageBase.
+const placeholderImage = "https://img.example/products/%s-%d.jpg"
+
 // Demo returns the options for the `demo` command: a few hundred products
-// (300), 6 templates and 24 brands.
+// (300), 6 templates and 24 brands, with images the demo serves itself.
 func Demo() Options {
-	return Options{Products: 300, Templates: 6, Brands: 24, Seed: 8}
+	return Options{Products: 300, Templates: 6, Brands: 24, Seed: 8, ImageBase: DemoImages}
 }
 
 // Bench returns the options for the load harness: 100 000 products,

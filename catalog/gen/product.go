@@ -260,11 +260,19 @@ func (g *generator) product(u *unit, j int, master *catalog.Product) catalog.Pro
 	}
 	p.Images = make([]string, 1+rng.IntN(5))
 	for i := range p.Images {
-		p.Images[i] = fmt.Sprintf("https://img.example/products/%s-%d.jpg", sku, i+1)
+		p.Images[i] = g.imageURL(sku, i+1)
 	}
 	first := rng.IntN(len(docKinds))
 	for i := range rng.IntN(3) {
 		p.Files = append(p.Files, fmt.Sprintf("https://docs.example/%s/%s.pdf", docKinds[(first+i)%len(docKinds)], sku))
 	}
 	return p
+}
+
+// imageURL is the URL of the n-th image (from 1) of the product sku.
+func (g *generator) imageURL(sku string, n int) string {
+	if g.opt.ImageBase == "" {
+		return fmt.Sprintf(placeholderImage, sku, n)
+	}
+	return fmt.Sprintf("%s%s-%d.svg", g.opt.ImageBase, sku, n)
 }
