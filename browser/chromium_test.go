@@ -168,8 +168,15 @@ func newTabHolding(t testing.TB, holdMs int) context.Context {
 		hold = fmt.Sprintf("localStorage.setItem('enrichment.holdMs', '%d')", holdMs)
 	}
 	hold = "if (location.protocol.startsWith('http')) " + hold // note: about:blank has no storage
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: hold}); err != nil {
-		t.Fatalf("set the decision delay: %v", err)
-	}
+	onEveryLoad(t, ctx, hold)
 	return ctx
+}
+
+// onEveryLoad runs js in the tab before the page's own scripts at each
+// load from now on.
+func onEveryLoad(t testing.TB, ctx context.Context, js string) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: js}); err != nil {
+		t.Fatalf("add a script to every load: %v", err)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -49,9 +48,7 @@ func TestFirstViewReadsAhead(t *testing.T) {
 	s.addReviewer(a.Org, "ann@alpha.example")
 	ctx := newTab(t)
 	signIn(t, ctx, s.url, "ann@alpha.example")
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdVocabularyJS}); err != nil {
-		t.Fatal(err)
-	}
+	onEveryLoad(t, ctx, holdVocabularyJS)
 
 	do(t, ctx, chromedp.Navigate(s.url+"/"))
 	waitQueue(t, ctx)
@@ -172,9 +169,7 @@ func TestOptionsReadBesideTheRevision(t *testing.T) {
 	s.addReviewer(a.Org, "ann@alpha.example")
 	ctx := newTab(t)
 	signIn(t, ctx, s.url, "ann@alpha.example")
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdRevisionJS}); err != nil {
-		t.Fatal(err)
-	}
+	onEveryLoad(t, ctx, holdRevisionJS)
 	do(t, ctx, chromedp.Navigate(s.url+"/"))
 	waitQueue(t, ctx)
 	waitRevision(t, ctx, ids[0])
@@ -216,9 +211,7 @@ func TestFirstRevisionReadBeforeTheList(t *testing.T) {
 	s.addReviewer(a.Org, "ann@alpha.example")
 	ctx := newTab(t)
 	signIn(t, ctx, s.url, "ann@alpha.example")
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: listOrderJS}); err != nil {
-		t.Fatal(err)
-	}
+	onEveryLoad(t, ctx, listOrderJS)
 	do(t, ctx, chromedp.Navigate(s.url+"/"))
 	waitQueue(t, ctx)
 	waitRevision(t, ctx, ids[0])

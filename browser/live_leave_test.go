@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -40,9 +39,7 @@ func TestLeftPageClosesItsLiveUpdates(t *testing.T) {
 	s.addReviewer(a.Org, "ann@alpha.example")
 	ctx := newTab(t)
 	signIn(t, ctx, s.url, "ann@alpha.example")
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: leaveAtStreamJS}); err != nil {
-		t.Fatal(err)
-	}
+	onEveryLoad(t, ctx, leaveAtStreamJS)
 	const streams = "GET /api/realtime"
 	for load := range 8 {
 		atStream := load%2 == 1

@@ -52,23 +52,20 @@ type statusCounts struct {
 
 // underWay counts the requests being answered whose "METHOD path" starts with prefix.
 func (c *statusCounts) underWay(prefix string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for p, k := range c.open {
-		if strings.HasPrefix(p, prefix) {
-			n += k
-		}
-	}
-	return n
+	return c.sum(c.open, prefix)
 }
 
 // requests counts the requests whose "METHOD path" starts with prefix.
 func (c *statusCounts) requests(prefix string) int {
+	return c.sum(c.paths, prefix)
+}
+
+// sum adds up the counts of m whose "METHOD path" starts with prefix.
+func (c *statusCounts) sum(m map[string]int, prefix string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
-	for p, k := range c.paths {
+	for p, k := range m {
 		if strings.HasPrefix(p, prefix) {
 			n += k
 		}
