@@ -100,7 +100,7 @@ func importDemoCatalog(app core.App) (org enrichment.Org, err error) {
 			return err
 		}
 		org = enrichment.Org(store.FormatID(id))
-		return importDemo(txApp, org)
+		return importDemo(txApp, org, gen.Demo())
 	})
 	return org, err
 }
@@ -120,13 +120,14 @@ func refreshDemoImages(app core.App, org enrichment.Org) error {
 	if old == 0 {
 		return nil
 	}
-	return importDemo(app, org)
+	return importDemo(app, org, gen.Demo())
 }
 
-// importDemo imports the embedded demo catalog into org.
-func importDemo(app core.App, org enrichment.Org) error {
+// importDemo imports the generated catalog of opt (the demo's: gen.Demo())
+// into org.
+func importDemo(app core.App, org enrichment.Org, opt gen.Options) error {
 	r, w := io.Pipe()
-	go func() { w.CloseWithError(gen.Write(w, gen.Demo())) }()
+	go func() { w.CloseWithError(gen.Write(w, opt)) }()
 	defer r.Close()
 	if _, err := catalog.Import(app, org, r, catalog.Options{}); err != nil {
 		return fmt.Errorf("import demo catalog: %w", err)

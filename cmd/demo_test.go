@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"io"
 	"maps"
 	"strings"
 	"testing"
 
-	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
@@ -28,9 +26,7 @@ func TestDemoImagesRefreshed(t *testing.T) {
 	org := enrichment.Org(store.FormatID(id))
 	old := gen.Demo()
 	old.ImageBase = "" // what earlier releases imported
-	r, w := io.Pipe()
-	go func() { w.CloseWithError(gen.Write(w, old)) }()
-	if _, err := catalog.Import(app, org, r, catalog.Options{}); err != nil {
+	if err := importDemo(app, org, old); err != nil {
 		t.Fatal(err)
 	}
 	if err := demoProposals(app, org); err != nil {
