@@ -41,8 +41,10 @@ type service struct {
 	statuses *statusCounts // of every answer the server gave
 }
 
-// statusCounts counts answers by status, and requests by method and path,
-// those answered and those under way.
+// statusCounts counts answers by status, and requests by method and path:
+// those received (counted as they arrive, so that a test which sees a
+// request's effect in the database also sees it counted) and those under
+// way.
 type statusCounts struct {
 	mu    sync.Mutex
 	n     map[int]int
@@ -86,12 +88,12 @@ func (c *statusCounts) counting(h http.Handler) http.Handler {
 		key := r.Method + " " + r.URL.Path
 		c.mu.Lock()
 		c.open[key]++
+		c.paths[key]++
 		c.mu.Unlock()
 		h.ServeHTTP(rec, r)
 		c.mu.Lock()
 		c.open[key]--
 		c.n[rec.status]++
-		c.paths[key]++
 		c.mu.Unlock()
 	})
 }
