@@ -230,7 +230,8 @@ func TestFirstRevisionReadBeforeTheList(t *testing.T) {
 const layoutShiftJS = `new Promise((resolve) => {
 	const shifts = [];
 	new PerformanceObserver((list) => shifts.push(...list.getEntries().map((e) =>
-		e.value.toFixed(3) + ' at ' + e.sources.map((s) => s.node?.id || s.node?.className || s.node?.nodeName).join(', ')))).observe({ type: 'layout-shift', buffered: true });
+		e.value.toFixed(3) + ' at ' + Math.round(e.startTime) + ' ms: ' + e.sources.map((s) => (s.node?.id || s.node?.className || s.node?.nodeName) +
+			' ' + [s.previousRect, s.currentRect].map((r) => [r.x, r.y, r.width, r.height].map(Math.round).join(',')).join(' to ')).join('; ')))).observe({ type: 'layout-shift', buffered: true });
 	setTimeout(() => resolve(shifts), 1000);
 })`
 

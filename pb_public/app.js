@@ -126,18 +126,24 @@ async function route() {
     return;
   }
   $('#tab-queue').setAttribute('aria-current', 'page');
-  showOnly('queue-view');
   $('#keys').hidden = false;
   const wanted = linked();
+  if (!queueLoaded) {
+    queueLoaded = true;
+    // note: a linked revision is shown on the page of the queue that holds
+    // it. The view is shown once its first page is drawn, in the same task,
+    // so that no frame shows it empty and then moves what is below the
+    // list as the list comes (a layout shift); "Loading…" is shown until then.
+    showOnly('loading');
+    if (wanted) await queue.open(wanted, showAlone);
+    else await queue.reload();
+    showOnly('queue-view');
+    return;
+  }
+  showOnly('queue-view');
   if (!wanted && narrow() && $('#queue-view').dataset.pane === 'revision') {
     pane('list'); // note: Back from a revision on a phone
     queue.focusList();
-  }
-  if (!queueLoaded) {
-    queueLoaded = true;
-    // note: a linked revision is shown on the page of the queue that holds it
-    if (wanted) await queue.open(wanted, showAlone);
-    else await queue.reload();
   } else if (wanted && wanted !== revision.showing()) {
     await queue.open(wanted, showAlone);
   }
