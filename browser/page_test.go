@@ -136,8 +136,26 @@ func waitRevision(t testing.TB, ctx context.Context, id string) {
 func openRevision(t testing.TB, ctx context.Context, id string) {
 	t.Helper()
 	waitFor(t, ctx, "the queue to settle", queueIdle)
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+id+`"]`)))
+	clickOnScreen(t, ctx, `#queue-list .item[data-id="`+id+`"]`)
 	waitRevision(t, ctx, id)
+}
+
+// clickOnScreen clicks the element sel names, as a reviewer would. An element
+// replaced between being found and being clicked (the list drawn again
+// by a live update, under load) is found again: a person's click lands
+// on what is on the screen.
+func clickOnScreen(t testing.TB, ctx context.Context, sel string) {
+	t.Helper()
+	for {
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		if err == nil {
+			return
+		}
+		stale := strings.Contains(err.Error(), "Could not find node") || strings.Contains(err.Error(), "Node is detached")
+		if !stale || ctx.Err() != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
 }
 
 // waitGone waits until revision id has left the queue.

@@ -156,16 +156,14 @@ func TestPhoneWidthAndContrast(t *testing.T) {
 	screenshot(t, ctx, "phone-queue")
 
 	// the list, then a revision on the whole screen, and back
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+ids[1]+`"]`)))
-	waitRevision(t, ctx, ids[1])
+	openRevision(t, ctx, ids[1])
 	waitFor(t, ctx, "the revision on the screen", `document.querySelector('#revision').checkVisibility() && !document.querySelector('.queue').checkVisibility()`)
 	checkFits(t, ctx, "phone, attributes", phoneW)
 	checkContrast(t, ctx, "phone, attributes")
 	screenshot(t, ctx, "phone-revision")
 	do(t, ctx, chromedp.Click(chromedp.CSS(".rev-head .back")))
 	waitFor(t, ctx, "the list again", `document.querySelector('.queue').checkVisibility()`)
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+rival+`"]`)))
-	waitRevision(t, ctx, rival)
+	openRevision(t, ctx, rival)
 	waitFor(t, ctx, "the proposals together", `document.querySelectorAll('.choice').length > 0`)
 	checkFits(t, ctx, "phone, competing proposals", phoneW)
 	screenshot(t, ctx, "phone-compete")

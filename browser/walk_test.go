@@ -124,8 +124,7 @@ func TestPhoneBackReturnsToTheList(t *testing.T) {
 	ctx := newTab(t)
 	do(t, ctx, chromedp.EmulateViewport(phoneW, phoneH, chromedp.EmulateMobile, chromedp.EmulateTouch))
 	signIn(t, ctx, s.url, "ann@alpha.example")
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+ids[1]+`"]`)))
-	waitRevision(t, ctx, ids[1])
+	openRevision(t, ctx, ids[1])
 	waitFor(t, ctx, "the revision on the screen", `document.querySelector('#revision').checkVisibility()`)
 	do(t, ctx, chromedp.Evaluate[chromedp.Void](`history.back()`))
 	waitFor(t, ctx, "the list after Back", `location.origin === `+js(s.url)+` && !!document.querySelector('.queue') &&
@@ -134,8 +133,7 @@ func TestPhoneBackReturnsToTheList(t *testing.T) {
 		t.Errorf("address after Back: %q", got)
 	}
 	// and again: the revision's own Back button does the same
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#queue-list .item[data-id="`+ids[0]+`"]`)))
-	waitRevision(t, ctx, ids[0])
+	openRevision(t, ctx, ids[0])
 	do(t, ctx, chromedp.Click(chromedp.CSS(".rev-head .back")))
 	waitFor(t, ctx, "the list", `document.querySelector('.queue').checkVisibility() && location.hash === '#queue'`)
 }
