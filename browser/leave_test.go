@@ -56,6 +56,6 @@ func TestLeavingSendsHeldDecisions(t *testing.T) {
 		t.Log("Back loaded the page again rather than restoring it from the back/forward cache: nothing held to report")
 		return
 	}
-	waitFor(t, ctx, "the page back, its decisions reported sent",
+	evalUntil(t, ctx, "the page back, its decisions reported sent",
 		`/^Sent: /.test(document.querySelector('#notice')?.textContent ?? '') && !document.querySelector('#notice .held')`)
 }

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -85,20 +84,4 @@ func TestLeftPageClosesItsLiveUpdates(t *testing.T) {
 	}
 	id := s.submit(a, "both", proposal{"SKU-M", 40, enrichment.Fields{Name: ptr("Trail Classic")}})[0]
 	evalUntil(t, ctx, fmt.Sprintf("revision %s, proposed meanwhile, in the queue", id), `!!document.querySelector('#queue-list .item[data-id="`+id+`"]')`)
-}
-
-// evalUntil waits until expr is true, evaluating it afresh each time: in a
-// tab that navigates evaluations fail, and a poll started in a page the
-// back/forward cache restored did not end.
-func evalUntil(t *testing.T, ctx context.Context, what, expr string) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(25 * time.Millisecond) {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
-		}
-	}
 }

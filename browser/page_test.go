@@ -33,8 +33,14 @@ func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 	t.Helper()
 	var err error
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(25 * time.Millisecond) {
-		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
+	deadline := time.Now().Add(20 * time.Second)
+	// note: chromedp's poll waits for the page's execution context, which
+	// it may never learn of (a page the back/forward cache restored): it
+	// waits no longer than this wait
+	pollCtx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
+	defer cancel()
+	for ; ; time.Sleep(25 * time.Millisecond) {
+		_, err = chromedp.Run(pollCtx, chromedp.Poll[chromedp.Void](expr,
 			chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(max(time.Until(deadline), 10*time.Millisecond))))
 		// note: right after a navigation, on a loaded machine, the poll may
 		// start in the document before, whose context is gone; it is asked
@@ -44,13 +50,34 @@ func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 		}
 	}
 	if err != nil {
-		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+		state, stateErr := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+			'address: ' + location.href,
+			'notice: ' + document.querySelector('#notice')?.textContent,
 			'selected: ' + (document.querySelector('#queue-list .item[aria-current=true]')?.dataset.id ?? 'none'),
 			'queue: ' + document.querySelector('#queue-summary')?.textContent,
 			'revision view: ' + document.querySelector('#revision')?.innerText.slice(0, 600),
 			'page: ' + document.querySelector('main')?.innerText.slice(0, 600),
 		].join('\n')`))
+		if stateErr != nil {
+			state = "the page's state could not be read: " + stateErr.Error()
+		}
 		t.Fatalf("waiting for %s (%s): %v\n%s", what, expr, err, state)
+	}
+}
+
+// evalUntil waits until expr is true, evaluating it afresh each time: in a
+// tab that navigates evaluations fail, and a poll started in a page the
+// back/forward cache restored did not end.
+func evalUntil(t testing.TB, ctx context.Context, what, expr string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(25 * time.Millisecond) {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+		}
 	}
 }
 
