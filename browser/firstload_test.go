@@ -259,3 +259,58 @@ func TestNoLayoutShiftAtReload(t *testing.T) {
 		t.Errorf("layout shifts at a reload: %v", shifts)
 	}
 }
+
+// holdQueueJS, run before the page's scripts at each load, holds the
+// queue's reads back until window.__releaseQueue() is called, as a slow
+// answer would, and counts their answers (window.__queueAnswers).
+const holdQueueJS = `if (location.protocol.startsWith('http')) {
+	const real = window.fetch;
+	let release;
+	const released = new Promise((resolve) => { release = resolve; });
+	window.__releaseQueue = () => release();
+	window.__queueAnswers = 0;
+	window.fetch = function (input, init) {
+		const url = String(input instanceof Request ? input.url : input);
+		if (/review\/queue/.test(url)) return released.then(() => real.call(this, input, init)).finally(() => window.__queueAnswers++);
+		return real.call(this, input, init);
+	};
+}`
+
+// TestViewChosenWhileTheQueueLoads: while the queue's first page is being
+// read, the page says "Loading…" rather than showing an empty queue view
+// (whose list, when it came, moved everything below it), and a view the
+// reviewer chooses meanwhile stays shown when that page comes, as does
+// the sign-in form of a reviewer who signed out meanwhile.
+func TestViewChosenWhileTheQueueLoads(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitQueue(t, ctx)
+	onEveryLoad(t, ctx, holdQueueJS)
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(s.url+"/"))
+	waitFor(t, ctx, "the queue's first load under way", `!document.querySelector('#keys').hidden`)
+	if !eval[bool](t, ctx, `document.querySelector('#queue-view').hidden && !document.querySelector('#loading').hidden`) {
+		t.Error(`the queue view is shown before its first page is drawn, rather than "Loading…"`)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS("#tab-overview")))
+	waitFor(t, ctx, "the overview", `!document.querySelector('#overview-view').hidden`)
+	eval[bool](t, ctx, `window.__releaseQueue(), true`)
+	waitFor(t, ctx, "the queue's first page drawn", `document.querySelectorAll('#queue-list .item').length === 1`)
+	if !eval[bool](t, ctx, `!document.querySelector('#overview-view').hidden && document.querySelector('#queue-view').hidden`) {
+		t.Error("the queue's first page, drawn after the overview was chosen, took the overview's place")
+	}
+
+	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(s.url+"/#queue"))
+	waitFor(t, ctx, "the queue's first load under way", `!document.querySelector('#keys').hidden`)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#sign-out")))
+	waitFor(t, ctx, "the sign-in form", `!document.querySelector('#signin').hidden`)
+	eval[bool](t, ctx, `window.__releaseQueue(), true`)
+	waitFor(t, ctx, "the queue's answers", `window.__queueAnswers > 0`)
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`new Promise((r) => setTimeout(r, 200))`, chromedp.EvalAwaitPromise)) // the answers read
+	if !eval[bool](t, ctx, `!document.querySelector('#signin').hidden && document.querySelector('#queue-view').hidden`) {
+		t.Error("the queue's first page, answered after the reviewer signed out, took the sign-in form's place")
+	}
+}

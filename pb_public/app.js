@@ -21,6 +21,7 @@ import * as together from './together.js';
 const views = ['loading', 'signin', 'queue-view', 'overview-view', ...more.viewIds];
 let queueLoaded = false;
 let shows = 0; // revisions shown so far (afterDrawn)
+let routes = 0; // views routed to so far: a first load outlived by another route shows nothing
 
 function showOnly(id) {
   for (const v of views) $(`#${v}`).hidden = v !== id;
@@ -105,6 +106,7 @@ function linked() {
 // (#queue, or #queue/ID for one revision).
 async function route() {
   if (!api.pb.authStore.isValid) return;
+  const mine = ++routes;
   if (await more.route(showOnly)) return;
   const overview = location.hash.startsWith('#overview');
   $('#tab-queue').toggleAttribute('aria-current', !overview);
@@ -137,7 +139,8 @@ async function route() {
     showOnly('loading');
     if (wanted) await queue.open(wanted, showAlone);
     else await queue.reload();
-    showOnly('queue-view');
+    // note: not over the sign-in form, nor over a view routed to meanwhile
+    if (mine === routes && api.pb.authStore.isValid) showOnly('queue-view');
     return;
   }
   showOnly('queue-view');
