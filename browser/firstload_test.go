@@ -163,16 +163,11 @@ const holdRevisionJS = `if (location.protocol.startsWith('http')) {
 // template, and the page reads the template's attribute options beside
 // the revision, not after its answer.
 func TestOptionsReadBesideTheRevision(t *testing.T) {
-	s := newService(t)
-	a := s.f.A
-	ids := s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})
-	s.addReviewer(a.Org, "ann@alpha.example")
-	ctx := newTab(t)
-	signIn(t, ctx, s.url, "ann@alpha.example")
+	s, ctx, id := runnerProSignedIn(t)
 	onEveryLoad(t, ctx, holdRevisionJS)
 	do(t, ctx, chromedp.Navigate(s.url+"/"))
 	waitQueue(t, ctx)
-	waitRevision(t, ctx, ids[0])
+	waitRevision(t, ctx, id)
 	asked := eval[[]string](t, ctx, `window.__asked`)
 	if i := slices.Index(asked, "options"); i < 0 || i > slices.Index(asked, "revision sent") {
 		t.Errorf("the options were asked for after the revision's answer, not beside it: %v", asked)
@@ -282,12 +277,7 @@ const holdQueueJS = `if (location.protocol.startsWith('http')) {
 // reviewer chooses meanwhile stays shown when that page comes, as does
 // the sign-in form of a reviewer who signed out meanwhile.
 func TestViewChosenWhileTheQueueLoads(t *testing.T) {
-	s := newService(t)
-	a := s.f.A
-	s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})
-	s.addReviewer(a.Org, "ann@alpha.example")
-	ctx := newTab(t)
-	signIn(t, ctx, s.url, "ann@alpha.example")
+	s, ctx, _ := runnerProSignedIn(t)
 	waitQueue(t, ctx)
 	onEveryLoad(t, ctx, holdQueueJS)
 	do(t, ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(s.url+"/"))

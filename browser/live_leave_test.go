@@ -32,12 +32,7 @@ const leaveAtStreamJS = `if (new URLSearchParams(location.search).has('leaveAtSt
 // (until the SDK gave its own stream up as too slow to connect).
 // The page restored from the cache follows live updates again.
 func TestLeftPageClosesItsLiveUpdates(t *testing.T) {
-	s := newService(t)
-	a := s.f.A
-	s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})
-	s.addReviewer(a.Org, "ann@alpha.example")
-	ctx := newTab(t)
-	signIn(t, ctx, s.url, "ann@alpha.example")
+	s, ctx, _ := runnerProSignedIn(t)
 	onEveryLoad(t, ctx, leaveAtStreamJS)
 	const streams = "GET /api/realtime"
 	for load := range 8 {
@@ -82,6 +77,6 @@ func TestLeftPageClosesItsLiveUpdates(t *testing.T) {
 			t.Fatalf("the page back: %d live updates' streams open, want 1", s.statuses.underWay(streams))
 		}
 	}
-	id := s.submit(a, "both", proposal{"SKU-M", 40, enrichment.Fields{Name: ptr("Trail Classic")}})[0]
+	id := s.submit(s.f.A, "both", proposal{"SKU-M", 40, enrichment.Fields{Name: ptr("Trail Classic")}})[0]
 	evalUntil(t, ctx, fmt.Sprintf("revision %s, proposed meanwhile, in the queue", id), `!!document.querySelector('#queue-list .item[data-id="`+id+`"]')`)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/chromedp/chromedp"
 )
 
@@ -157,6 +158,19 @@ func waitRevision(t testing.TB, ctx context.Context, id string) {
 	t.Helper()
 	waitFor(t, ctx, "revision "+id, `[...document.querySelectorAll('#revision, #revision-body')].every(e => !e.hasAttribute('aria-busy')) &&
 		(document.querySelector('#rev-title + .meta')?.textContent ?? '').startsWith('Revision #'+`+js(id)+`+' ')`)
+}
+
+// runnerProSignedIn starts the service with one pending proposal (a new
+// name for SKU-1, revision id) and a tab signed in as its organization's
+// reviewer ann@alpha.example.
+func runnerProSignedIn(t *testing.T) (s *service, ctx context.Context, id string) {
+	t.Helper()
+	s = newService(t)
+	id = s.submit(s.f.A, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}})[0]
+	s.addReviewer(s.f.A.Org, "ann@alpha.example")
+	ctx = newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	return s, ctx, id
 }
 
 // openRevision clicks revision id in the queue and waits for its view.
