@@ -298,8 +298,7 @@ func TestViewChosenWhileTheQueueLoads(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS("#sign-out")))
 	waitFor(t, ctx, "the sign-in form", `!document.querySelector('#signin').hidden`)
 	eval[bool](t, ctx, `window.__releaseQueue(), true`)
-	waitFor(t, ctx, "the queue's answers", `window.__queueAnswers > 0`)
-	do(t, ctx, chromedp.Evaluate[chromedp.Void](`new Promise((r) => setTimeout(r, 200))`, chromedp.EvalAwaitPromise)) // the answers read
+	waitFor(t, ctx, "the queue's answers read", `window.__queueAnswers > 0 && !document.querySelector('#queue-list').hasAttribute('aria-busy')`)
 	if !eval[bool](t, ctx, `!document.querySelector('#signin').hidden && document.querySelector('#queue-view').hidden`) {
 		t.Error("the queue's first page, answered after the reviewer signed out, took the sign-in form's place")
 	}
