@@ -152,3 +152,19 @@ func TestShopifyImportHeaderCase(t *testing.T) {
 		t.Errorf("bowl %+v", bowl)
 	}
 }
+
+// Two metafield columns that share a label are attributes named by their
+// NS.KEY, each; a label of its own names its attribute.
+func TestShopifyImportSharedMetafieldLabel(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Labels")
+	file := "Handle,Title,Variant SKU,Color (product.metafields.shopify.color-pattern),Color (product.metafields.custom.color),Fabric (product.metafields.shopify.fabric)\n" +
+		"vase,Vase,VASE-1,Blue,Navy,Stoneware\n"
+	if res := mustImport(t, app, org, file, Options{Format: FormatShopifyCSV}); res.Created != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	if want, got := `[{"attribute":"shopify.color-pattern","detail":"Blue"},{"attribute":"custom.color","detail":"Navy"},{"attribute":"Fabric","detail":"Stoneware"}]`,
+		byExternalID(t, app, org)["vase"].Attributes; got != want {
+		t.Errorf("attributes\n got %s\nwant %s", got, want)
+	}
+}
