@@ -3,6 +3,7 @@ package browser
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/chromedp/chromedp"
@@ -252,6 +253,36 @@ func TestNoLayoutShiftAtReload(t *testing.T) {
 	}
 	if len(shifts) > 0 {
 		t.Errorf("layout shifts at a reload: %v", shifts)
+	}
+}
+
+// TestOwnClaimKeepsTheListDrawn: the claim the page takes on the revision
+// it shows, and each renewal, change nothing the list shows, so a reload of
+// the queue does not draw the list again: an item being clicked is not
+// replaced between the press and the release (which loses the click).
+func TestOwnClaimKeepsTheListDrawn(t *testing.T) {
+	s, ctx, id := runnerProSignedIn(t)
+	s.submit(s.f.A, "both", proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	do(t, ctx, chromedp.Reload())
+	waitRevision(t, ctx, id)
+	for deadline := time.Now().Add(10 * time.Second); s.statuses.requests("POST /api/enrichment/review/claims/"+id) == 0; time.Sleep(25 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the revision shown was not claimed")
+		}
+	}
+	waitFor(t, ctx, "the queue to settle", queueIdle)
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#queue-list li').forEach((li) => { li.__drawn = true; })`))
+	const reads = "GET /api/enrichment/review/queue"
+	before := s.statuses.requests(reads)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#bands .band[data-band="all"]`))) // the queue read again, the same
+	for deadline := time.Now().Add(10 * time.Second); s.statuses.requests(reads) == before; time.Sleep(25 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the queue was not read again")
+		}
+	}
+	waitFor(t, ctx, "the queue to settle", queueIdle)
+	if !eval[bool](t, ctx, `[...document.querySelectorAll('#queue-list li')].every((li) => li.__drawn)`) {
+		t.Error("the list was drawn again for the page's own claim")
 	}
 }
 

@@ -177,10 +177,12 @@ export async function reload({ keepId, around } = {}) {
     // note: a move made while the page loaded wins over the one before
     const wanted = state.moves !== moves ? current()?.id : startId;
     const oldIndex = state.index;
-    // note: the list is drawn again only when it changed, so that an element
-    // being clicked or focused is not replaced under the pointer
+    // note: the list is drawn again only when what it shows changed, so
+    // that an element being clicked or focused is not replaced under the
+    // pointer (a click whose press and release land on different elements
+    // is lost); the page's own claims, renewed every minute, are not shown
     const items = list.items.filter((r) => !outbox.excluded().includes(r.id));
-    const changed = JSON.stringify(items) !== JSON.stringify(state.items);
+    const changed = JSON.stringify(items.map(asDrawn)) !== JSON.stringify(state.items.map(asDrawn));
     state.items = items;
     state.totalItems = list.totalItems;
     state.totalPages = Math.max(1, list.totalPages);
@@ -249,6 +251,12 @@ function renderBands(counts) {
     },
   }, h('span', { class: 'label' }, label), ' ', h('span', { class: 'count' }, String(n)));
   replace($('#bands'), chip('all', 'All', total), api.bands.map((b) => chip(b.value, b.label, counts[b.value])));
+}
+
+// asDrawn is a queue item as far as renderList shows it: one's own claim
+// is not (claimMark).
+function asDrawn(r) {
+  return r.claim?.mine ? { ...r, claim: null } : r;
 }
 
 function renderList() {
