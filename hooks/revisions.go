@@ -10,14 +10,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/catalog-enrichment/enrichment/webhooks"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -64,7 +62,6 @@ func registerRevisions(app core.App) {
 	app.OnRecordUpdate(schema.Revisions).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentReviewDecision",
 		Func: func(e *core.RecordEvent) error {
-			decided, reverted := false, false
 			err := inTransaction(e, func(txApp core.App) error {
 				// note: re-read inside the transaction, so two concurrent
 				// decisions cannot both start from "pending"
@@ -80,56 +77,23 @@ func registerRevisions(app core.App) {
 					if err := e.Next(); err != nil {
 						return err
 					}
-					reverted, err = afterAudit(txApp, e.Record)
+					_, err = afterAudit(txApp, e.Record)
 					return err
 				}
-				if decided, err = decide(txApp, stored, e.Record); err != nil {
+				if err := decide(txApp, stored, e.Record); err != nil {
 					return err
 				}
-				if err := e.Next(); err != nil || !decided {
-					return err
-				}
-				// the metric counters and the vendor's webhook events, in the
-				// decision's transaction
-				st, org, r := store.New(txApp), enrichment.Org(e.Record.GetString("organization")), e.Record
-				client, err := enrichment.ParseID(r.GetString("apiClient"))
-				if err != nil {
-					return fmt.Errorf("api client of revision %s: %w", r.Id, err)
-				}
-				err = st.RecordDecision(org, client, []byte(r.GetString("model")), r.GetDateTime("created"), r.GetString("confidenceBand"),
-					r.GetString("status"), r.GetString("reason"), enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
-				if err != nil {
-					return err
-				}
-				// a person's decision (a policy's are decided as a set): the
-				// trust policies' measurement
-				var confidence *int
-				if r.GetString("confidenceBand") != "" {
-					c := r.GetInt("confidence")
-					confidence = &c
-				}
-				err = st.RecordTrustDecision(org, client, r.GetString("product"), confidence,
-					enrichment.FieldMask(r.GetInt("decisionMask")), r.GetDateTime("reviewedAt").Time())
-				if err != nil {
-					return err
-				}
-				id, err := recordID(r)
-				if err != nil {
-					return err
-				}
-				return st.QueueRevisionEvent(org, id, r.GetString("status"))
+				// the decision's effects are written; this saves the record as
+				// the decision left it (PocketBase's realtime announces it)
+				return e.Next()
 			})
-			if err == nil && (decided || reverted) {
-				webhooks.Notify(e.App)
-			}
 			// an overdue revision is refused, then expired, in a transaction
 			// of its own (the decision's was rolled back)
 			if rule, ok := enrichment.AsError(err); ok && rule.Rule == enrichment.RuleRevisionExpired {
 				org := enrichment.Org(e.Record.GetString("organization"))
-				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, time.Now()); expireErr != nil {
+				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, store.Clock(e.App)()); expireErr != nil {
 					return errors.Join(err, expireErr)
 				}
-				webhooks.Notify(e.App)
 			}
 			return apierror.Or(err)
 		},
@@ -253,83 +217,59 @@ func decider(auth *core.Record) string {
 	return auth.Collection().Name + ":" + who
 }
 
-// decide checks the update of rev against stored (the revision as read in
-// the transaction) and, for a decision, applies it: rev is then ready to
-// be saved; decided tells whether it is a decision. Only app (the
+// decide translates the update of rev (stored: the revision as read in
+// the transaction) into a decision, makes it as every decision is made
+// (store.DecideInTransaction: the rules, the product, the counters, the
+// outbox, the claims) and copies the revision as it was written back onto
+// rev, which is then ready to be saved. An update that decides nothing
+// leaves rev as sent, but for the server's fields. Only app (the
 // transaction) is used.
-func decide(app core.App, stored, rev *core.Record) (decided bool, err error) {
+func decide(app core.App, stored, rev *core.Record) error {
 	if err := checkReadOnly(app, stored, rev); err != nil {
-		return false, err
+		return err
 	}
 	for _, name := range serverFields {
 		rev.Set(name, stored.Get(name))
 	}
-	who, fromRequest := rev.GetRaw(deciderKey).(string)
-	if !fromRequest {
-		who = systemDecider
-	}
-
-	from := stored.GetString("status")
-	if fromRequest && from == enrichment.StatusPending {
-		if err := checkClaim(app, stored, rev); err != nil {
-			return false, err
-		}
-	}
 	d := enrichment.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
 		Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
+	who := store.SetDecider{Name: systemDecider, Service: true}
+	if name, fromRequest := rev.GetRaw(deciderKey).(string); fromRequest {
+		who = store.SetDecider{Name: name}
+		who.Reviewer, _ = rev.GetRaw(deciderReviewerKey).(string)
+	}
 	// Go code may save a revision in a final state unchanged (PocketBase
 	// does so when the product is deleted); a request may not even try
-	if from != enrichment.StatusPending && !fromRequest && d.Status == from &&
+	from := stored.GetString("status")
+	if from != enrichment.StatusPending && who.Service && d.Status == from &&
 		slices.Equal(d.ApprovedFields, stored.GetStringSlice("approvedFields")) &&
 		d.Reason == stored.GetString("reason") && d.Comment == stored.GetString("comment") &&
 		sameValue(stored.Get("corrections"), rev.Get("corrections")) && sameValue(stored.Get("fieldReasons"), rev.Get("fieldReasons")) {
-		return false, nil
+		return nil
 	}
+	var err error
 	if d.Corrections, err = enrichment.ParseObject("corrections", []byte(rev.GetString("corrections"))); err != nil {
-		return false, err
+		return err
 	}
 	if d.FieldReasons, err = enrichment.ParseObject("fieldReasons", []byte(rev.GetString("fieldReasons"))); err != nil {
-		return false, err
+		return err
 	}
-	var proposed enrichment.Fields
-	if err := decodeJSON(stored, "proposed", &proposed); err != nil {
-		return false, err
-	}
-	now := time.Now()
-	applied, decided, err := store.New(app).Decide(store.ReviewedRevision{
-		ID: stored.Id, Org: enrichment.Org(stored.GetString("organization")), Product: stored.GetString("product"),
-		UnderReview: enrichment.UnderReview{Status: from, Created: stored.GetDateTime("created").Time(), Proposed: proposed,
-			Superseded: stored.GetStringSlice("supersededFields"), SupersededAttributes: jsonStrings(stored, "supersededAttributes")},
-	}, d, now)
-	if err != nil || !decided {
-		return false, err
-	}
-	at, err := types.ParseDateTime(now)
+	org := enrichment.Org(stored.GetString("organization"))
+	outcome, err := store.New(app).DecideInTransaction(org, store.SetDecision{Revision: stored.Id, Decision: d}, who, store.Clock(app)())
 	if err != nil {
-		return false, err
+		return err
 	}
-	rev.Set("approvedFields", applied.Fields)
-	rev.Set("decisionMask", int(enrichment.NewFieldMask(proposed.Names(), applied.Fields, applied.Corrections.Keys())))
-	rev.Set("approvedAttributes", nil)
-	if len(applied.Attributes) > 0 {
-		rev.Set("approvedAttributes", applied.Attributes)
+	if outcome.Err != nil || outcome.Undecided {
+		return outcome.Err
 	}
-	rev.Set("corrections", nil)
-	if len(applied.Corrections) > 0 {
-		raw, err := json.Marshal(applied.Corrections)
-		if err != nil {
-			return false, fmt.Errorf("encode corrections of revision %s: %w", rev.Id, err)
-		}
-		rev.Set("corrections", types.JSONRaw(raw))
+	written, err := app.FindRecordById(rev.Collection(), rev.Id)
+	if err != nil {
+		return fmt.Errorf("reload decided revision %s: %w", rev.Id, err)
 	}
-	if len(d.FieldReasons) == 0 {
-		rev.Set("fieldReasons", nil)
+	for _, name := range append(slices.Clone(decisionFields), serverFields...) {
+		rev.Set(name, written.Get(name))
 	}
-	rev.Set("reviewedAt", at)
-	rev.Set("closedAt", at)
-	rev.Set("reviewer", who)
-	rev.Set("decidedBy", enrichment.DecidedByReviewer) // a trust policy's acceptances are a set's (store.DecideChosenSet)
-	return true, nil
+	return nil
 }
 
 // checkReadOnly refuses, naming them, changes to fields other than the

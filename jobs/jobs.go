@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -54,9 +53,6 @@ func PurgeChanges(app core.App) {
 // their organization allows, and logs how many.
 func ExpireProposals(app core.App) {
 	n, err := store.New(app).ExpireOverdue(time.Now())
-	if n > 0 {
-		webhooks.Notify(app) // revision.expired events
-	}
 	if err != nil {
 		app.Logger().Error("enrichment: expire proposals", "error", err.Error(), "expired", n)
 		return

@@ -11,7 +11,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -142,9 +141,6 @@ func (t *Trust) Step() int {
 	accepted := 0
 	for _, p := range policies {
 		accepted += t.act(p)
-	}
-	if accepted > 0 {
-		webhooks.Notify(t.app)
 	}
 	return accepted
 }

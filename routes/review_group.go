@@ -1,18 +1,16 @@
 package routes
 
 import (
-	"errors"
+	"encoding/json/jsontext"
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/catalog-enrichment/enrichment/webhooks"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -105,6 +103,19 @@ type groupDecision struct {
 	ApprovedFields *[]string `json:"approvedFields"`
 	Reason         *string   `json:"reason"`
 	Comment        *string   `json:"comment"`
+	// objects keyed by field or "attributes.NAME", as on the record
+	Corrections  jsontext.Value `json:"corrections"`
+	FieldReasons jsontext.Value `json:"fieldReasons"`
+}
+
+// decision is d as the set of decisions makes it; its objects were
+// checked by validate.
+func (d groupDecision) decision() store.SetDecision {
+	corrections, _ := enrichment.ParseObject("corrections", d.Corrections)
+	fieldReasons, _ := enrichment.ParseObject("fieldReasons", d.FieldReasons)
+	return store.SetDecision{Revision: d.ID, Decision: enrichment.Decision{Status: d.Status,
+		ApprovedFields: deref(d.ApprovedFields), Reason: deref(d.Reason), Comment: deref(d.Comment),
+		Corrections: corrections, FieldReasons: fieldReasons}}
 }
 
 func (r decisionsRequest) validate() error {
@@ -127,6 +138,11 @@ func (r decisionsRequest) validate() error {
 		seen[d.ID] = true
 		if d.Status != enrichment.StatusAccepted && d.Status != enrichment.StatusRejected {
 			errs[at+"status"] = validation.NewError("validation_in_invalid", "must be accepted or rejected")
+		}
+		for name, raw := range map[string]jsontext.Value{"corrections": d.Corrections, "fieldReasons": d.FieldReasons} {
+			if _, err := enrichment.ParseObject(name, raw); err != nil {
+				errs[at+name] = validation.NewError("validation_not_object", "must be an object keyed by field or \"attributes.NAME\"")
+			}
 		}
 	}
 	if len(errs) == 0 {
@@ -170,11 +186,10 @@ type decisionsResponse struct {
 
 // reviewDecisions makes a group decision in one request, in order: each
 // run of decisions on one organization's revisions is one set of
-// decisions (store.DecideSet), which applies every rule and effect of the
-// review hook (hooks/revisions.go) to each: one refused does not undo the
-// others. Should a set fail as a whole, its revisions are saved one by one
-// as records API updates. A revision the identity may not see is refused
-// as not found, as the records API refuses it.
+// decisions (store.DecideSet), the way every decision is made, a records
+// API update's included: one refused does not undo the others. A revision
+// the identity may not see is refused as not found, as the records API
+// refuses it.
 func reviewDecisions(e *core.RequestEvent) error {
 	orgs, err := reviewedOrgs(e)
 	if err != nil {
@@ -234,27 +249,23 @@ func reviewDecisions(e *core.RequestEvent) error {
 		}
 		out.Results = append(out.Results, results...)
 	}
-	webhooks.Notify(e.App) // the decided revisions' events, and those of any expired meanwhile
 	return e.JSON(http.StatusOK, out)
 }
 
 // decideRun decides a run of a group's decisions on org's revisions as one
-// set, or, should the set fail as a whole, one by one through the review
-// hook.
+// set.
 func decideRun(e *core.RequestEvent, org enrichment.Org, run []groupDecision, stopOnFailure bool) ([]decisionResult, error) {
 	ds := make([]store.SetDecision, len(run))
 	for i, d := range run {
-		ds[i] = store.SetDecision{Revision: d.ID, Decision: enrichment.Decision{Status: d.Status,
-			ApprovedFields: deref(d.ApprovedFields), Reason: deref(d.Reason), Comment: deref(d.Comment)}}
+		ds[i] = d.decision()
 	}
 	who := store.SetDecider{Name: hooks.Decider(e.Auth), StopOnFailure: stopOnFailure}
 	if e.Auth != nil && e.Auth.Collection().Name == schema.Reviewers {
 		who.Reviewer = e.Auth.Id
 	}
-	outcomes, err := store.New(e.App).DecideSet(org, ds, who, time.Now())
+	outcomes, err := store.New(e.App).DecideSet(org, ds, who, store.Clock(e.App)())
 	if err != nil {
-		e.App.Logger().Warn("enrichment: a group decision's set failed; its revisions are decided one by one", "error", err.Error())
-		return decideOneByOne(e, run, stopOnFailure)
+		return nil, err
 	}
 	results := make([]decisionResult, len(outcomes))
 	for i, o := range outcomes {
@@ -275,64 +286,6 @@ func decideRun(e *core.RequestEvent, org enrichment.Org, run []groupDecision, st
 		results[i] = res
 	}
 	return results, nil
-}
-
-// decideOneByOne saves each decision of run as a records API update of
-// its revision, each in a transaction of its own.
-func decideOneByOne(e *core.RequestEvent, run []groupDecision, stopOnFailure bool) ([]decisionResult, error) {
-	var results []decisionResult
-	stopped := false
-	for _, d := range run {
-		res := decisionResult{ID: d.ID}
-		if stopped {
-			res.Outcome = outcomeSkipped
-			results = append(results, res)
-			continue
-		}
-		rev, err := e.App.FindRecordById(schema.Revisions, d.ID)
-		if err != nil {
-			return nil, fmt.Errorf("read revision %s: %w", d.ID, err)
-		}
-		if apiErr := saveDecision(e, rev, d); apiErr != nil {
-			res.Outcome, res.Error = outcomeRefused, apiErr
-			stopped = stopOnFailure
-		} else {
-			res.Outcome, res.Revision = outcomeDecided, &decidedRevision{ID: rev.Id, Status: rev.GetString("status"),
-				ApprovedFields: rev.GetStringSlice("approvedFields"), ReviewedAt: rev.GetString("reviewedAt"),
-				Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
-		}
-		results = append(results, res)
-	}
-	return results, nil
-}
-
-// saveDecision saves d on rev as the records API saves an update: the
-// error is what it would answer (an unexpected one is also logged).
-func saveDecision(e *core.RequestEvent, rev *core.Record, d groupDecision) *router.ApiError {
-	rev.Set("status", d.Status)
-	if d.ApprovedFields != nil {
-		rev.Set("approvedFields", *d.ApprovedFields)
-	}
-	if d.Reason != nil {
-		rev.Set("reason", *d.Reason)
-	}
-	if d.Comment != nil {
-		rev.Set("comment", *d.Comment)
-	}
-	hooks.MarkDecider(rev, e.Auth)
-	err := e.App.Save(rev)
-	if err == nil {
-		return nil
-	}
-	var apiErr *router.ApiError
-	if errors.As(err, &apiErr) {
-		return apiErr
-	}
-	var invalid validation.Errors
-	if !errors.As(err, &invalid) {
-		e.App.Logger().Error("enrichment: decide a revision of a group", "revision", rev.Id, "error", err.Error())
-	}
-	return router.NewBadRequestError("Failed to update record.", err)
 }
 
 // deref is *p, or the zero value for nil.

@@ -12,7 +12,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/catalog-enrichment/enrichment/timeparam"
-	"github.com/catalog-enrichment/enrichment/webhooks"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -145,9 +144,6 @@ func reviewRollback(e *core.RequestEvent) error {
 	res, err := st.Rollback(org, sel, hooks.Decider(e.Auth), time.Now())
 	if err != nil {
 		return internalError(e, "roll back revisions", err)
-	}
-	if len(res.Reverted) > 0 {
-		webhooks.Notify(e.App)
 	}
 	return e.JSON(http.StatusOK, res)
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -58,9 +57,6 @@ func submissionsCreate(e *core.RequestEvent) error {
 	results, err := st.Submit(requestOrg(e), client.ID, proposals, opts)
 	if err != nil {
 		return internalError(e, "store submission", err)
-	}
-	if !dryRun {
-		webhooks.Notify(e.App) // the batch may have superseded revisions
 	}
 	return e.JSON(http.StatusOK, results)
 }

@@ -146,7 +146,6 @@ func webhooksTest(e *core.RequestEvent) error {
 	if err != nil {
 		return notFoundOr(e, "queue a ping", err)
 	}
-	webhooks.Notify(e.App)
 	return e.JSON(http.StatusAccepted, d)
 }
 

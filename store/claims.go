@@ -168,15 +168,6 @@ func (s *Store) othersClaimedRows(orgs []enrichment.Org, viewer string, now time
 	return rows, nil
 }
 
-// DropClaim deletes the claim on a revision, whoever holds it (the
-// revision is being decided).
-func (s *Store) DropClaim(revision string) error {
-	if _, err := s.db().Delete(schema.ReviewClaims, dbx.HashExp{"revision": revision}).Execute(); err != nil {
-		return fmt.Errorf("drop the claim on revision %s: %w", revision, err)
-	}
-	return nil
-}
-
 // RevisionOrg is which of orgs the revision belongs to; not found when
 // none of them.
 func (s *Store) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.Org, error) {

@@ -12,22 +12,23 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
-// Decisions made together. A trust policy's acceptances and a reviewer's
-// group decision decide many revisions of one organization at once: here
-// they are read with one query per kind of row and written with prepared
-// statements in one transaction, where the review hook (hooks/revisions.go)
-// saves one revision record, and its product record, at a time. The rules
-// are the same (enrichment.Decide, the claims, the product's field rules)
-// and so are the effects: the product's values and update time (the change
+// Decisions. Every decision is made here, whoever makes it: a trust
+// policy's acceptances, a reviewer's group decision, and one revision
+// record saved through the records API or the dashboard (the review hook,
+// hooks/revisions.go, translates the record into a set of one decision and
+// the outcome back onto the record). The revisions are read with one query
+// per kind of row and written with prepared statements in one transaction.
+// The rules are enrichment.Decide's, the claims and the product's field
+// rules; the effects are the product's values and update time (the change
 // feed's trigger, the generation), the accepted values remembered for the
 // import, the revision's decision, the metric and trust counters, the
-// webhook outbox, the claims ended; realtime once committed.
+// webhook outbox and the claims ended; realtime and the webhook dispatcher
+// hear of them once committed (store/committed.go).
 
 // SetDecision is one decision of a set.
 type SetDecision struct {
 	Revision string
-	// Status, ApprovedFields, Reason and Comment; a decision with
-	// corrections or field reasons goes through the review hook
+	// Status, ApprovedFields, Reason, Comment, Corrections, FieldReasons
 	enrichment.Decision
 	Audit bool // a policy's acceptance drawn for audit
 }
@@ -37,6 +38,9 @@ type SetDecider struct {
 	Name     string // as the revisions record it in reviewer: "reviewer:EMAIL", "superuser:EMAIL"
 	Reviewer string // the deciding reviewer's record id: their own claims do not stop them
 	Policy   string // the trust policy deciding (decidedBy "policy"); "" for a person
+	// Service tells that the service's own code decides (a revision record
+	// saved by Go code), not a person: claims do not stop it
+	Service bool
 	// a refused decision stops the set: those after it are skipped
 	StopOnFailure bool
 }
@@ -46,6 +50,9 @@ type SetOutcome struct {
 	Revision string
 	Err      error // why it was refused (a rule's *enrichment.Error); nil when decided or skipped
 	Skipped  bool  // not tried: an earlier decision was refused and the set stops on failure
+	// nothing to decide: the status asked is pending, as the revision's is
+	// (a record saved unchanged); nothing is written
+	Undecided bool
 	// the decision as stored, when decided
 	Status         string
 	ApprovedFields []string
@@ -55,7 +62,7 @@ type SetOutcome struct {
 }
 
 // Decided tells whether the decision was made.
-func (o SetOutcome) Decided() bool { return o.Err == nil && !o.Skipped }
+func (o SetOutcome) Decided() bool { return o.Err == nil && !o.Skipped && !o.Undecided }
 
 // setRow is a revision as a set of decisions reads it.
 type setRow struct {
@@ -123,6 +130,19 @@ func (s *Store) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Tim
 	return outcomes, nil
 }
 
+// DecideInTransaction makes decision d of who on one of org's revisions in
+// the caller's transaction, as DecideSet makes each of its decisions: the
+// review hook's way in, whose record save then announces the revision to
+// realtime. A revision refused as overdue (enrichment.RuleRevisionExpired)
+// is the caller's to expire, once its transaction is rolled back.
+func (s *Store) DecideInTransaction(org enrichment.Org, d SetDecision, who SetDecider, now time.Time) (SetOutcome, error) {
+	outcomes, _, _, err := s.decideSet(org, []SetDecision{d}, who, now)
+	if err != nil {
+		return SetOutcome{}, err
+	}
+	return outcomes[0], nil
+}
+
 // decideSet is DecideSet's work in the caller's transaction: it returns
 // the outcomes, the ids decided, and those refused as overdue.
 func (s *Store) decideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, []int64, []string, error) {
@@ -139,7 +159,7 @@ func (s *Store) decideSet(org enrichment.Org, ds []SetDecision, who SetDecider, 
 		return nil, nil, nil, err
 	}
 	claims := map[string]enrichment.Claim{}
-	if who.Policy == "" { // a person's decisions: claims stop them (a policy is not a person)
+	if who.Policy == "" && !who.Service { // a person's decisions: claims stop them (a policy is not a person)
 		if claims, err = s.LiveClaims([]enrichment.Org{org}, ids, now); err != nil {
 			return nil, nil, nil, err
 		}
@@ -230,10 +250,6 @@ func (s *Store) decideOne(w *setWriter, rev *setRow, products map[string]*setPro
 	if rev == nil {
 		return enrichment.ErrNotFound
 	}
-	if d.Status != enrichment.StatusAccepted && d.Status != enrichment.StatusRejected {
-		return enrichment.Invalid("status", "validation_invalid_status", "A revision can only be accepted or rejected.",
-			"Must be accepted or rejected.")
-	}
 	if rev.Status == enrichment.StatusPending && claims[rev.ID].HeldAgainst(who.Reviewer, now) {
 		return enrichment.ClaimHeld(claims[rev.ID])
 	}
@@ -244,12 +260,20 @@ func (s *Store) decideOne(w *setWriter, rev *setRow, products map[string]*setPro
 			return fmt.Errorf("decode proposed of revision %s: %w", rev.ID, err)
 		}
 	}
-	applied, _, err := enrichment.Decide(under, d.Decision, policy, now)
-	if err != nil {
+	p := products[rev.Product]
+	if len(d.Corrections) > 0 && p != nil { // corrections are checked against the product's template
+		options, err := s.templateOptions(w.org)
+		if err != nil {
+			return err
+		}
+		under.Options = options[p.Template]
+	}
+	applied, decided, err := enrichment.Decide(under, d.Decision, policy, now)
+	if err != nil || !decided {
+		o.Undecided = err == nil
 		return err
 	}
 	if len(applied.Fields) > 0 {
-		p := products[rev.Product]
 		if p == nil || !p.Active {
 			return productGone()
 		}
@@ -257,8 +281,8 @@ func (s *Store) decideOne(w *setWriter, rev *setRow, products map[string]*setPro
 			return err
 		}
 	}
-	mask := enrichment.NewFieldMask(under.Proposed.Names(), applied.Fields, nil)
-	if err := w.revision(rev, products[rev.Product], d, applied, mask); err != nil {
+	mask := enrichment.NewFieldMask(under.Proposed.Names(), applied.Fields, applied.Corrections.Keys())
+	if err := w.revision(rev, p, d, applied, mask); err != nil {
 		return err
 	}
 	*o = SetOutcome{Revision: rev.ID, Status: d.Status, ApprovedFields: orEmpty(applied.Fields), Reason: d.Reason,

@@ -38,6 +38,7 @@ func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecid
 	// note: status 'pending' in the WHERE clause: a revision decided meanwhile is not decided again
 	w.mark = s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = {:status}, [[approvedFields]] = {:fields},
 		[[approvedAttributes]] = {:attrs}, [[decisionMask]] = {:mask}, [[reason]] = {:reason}, [[comment]] = {:comment},
+		[[corrections]] = {:corrections}, [[fieldReasons]] = {:fieldReasons},
 		[[reviewedAt]] = {:now}, [[closedAt]] = {:now}, [[reviewer]] = {:reviewer}, [[decidedBy]] = {:decidedBy},
 		[[policy]] = {:policy}, [[audit]] = {:audit}, [[updated]] = {:now}
 		WHERE [[id]] = {:id} AND [[organization]] = {:org} AND [[status]] = 'pending'`).Prepare()
@@ -63,17 +64,22 @@ func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied 
 	if err != nil {
 		return err
 	}
-	var attrs any // NULL while none is applied
-	if len(applied.Attributes) > 0 {
-		b, err := json.Marshal(applied.Attributes)
-		if err != nil {
-			return err
-		}
-		attrs = string(b)
+	attrs, err := jsonOrNull(len(applied.Attributes), applied.Attributes)
+	if err != nil {
+		return err
+	}
+	corrections, err := jsonOrNull(len(applied.Corrections), applied.Corrections)
+	if err != nil {
+		return fmt.Errorf("encode the corrections of revision %s: %w", rev.ID, err)
+	}
+	fieldReasons, err := jsonOrNull(len(d.FieldReasons), d.FieldReasons)
+	if err != nil {
+		return fmt.Errorf("encode the field reasons of revision %s: %w", rev.ID, err)
 	}
 	res, err := w.mark.Bind(dbx.Params{"id": rev.ID, "org": string(w.org), "status": d.Status, "fields": string(fields),
-		"attrs": attrs, "mask": int(mask), "reason": d.Reason, "comment": d.Comment, "now": w.stamp, "reviewer": reviewer,
-		"decidedBy": decidedBy, "policy": w.who.Policy, "audit": audit}).Execute()
+		"attrs": attrs, "mask": int(mask), "reason": d.Reason, "comment": d.Comment, "corrections": corrections,
+		"fieldReasons": fieldReasons, "now": w.stamp, "reviewer": reviewer, "decidedBy": decidedBy,
+		"policy": w.who.Policy, "audit": audit}).Execute()
 	if err != nil {
 		return fmt.Errorf("decide revision %s: %w", rev.ID, err)
 	}
@@ -83,22 +89,42 @@ func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied 
 	model := storedModel(rev.Model)
 	w.deltas.move(rev.Client, model, rev.Created.Time(), w.now, d.Status, rev.Band, d.Reason)
 	w.deltas.addFields(rev.Client, model, w.now, mask, 1)
-	if w.who.Policy == "" { // a person's decision: the trust policies' measurement
-		template := ""
-		if p != nil {
-			template = p.Template
-		}
-		var confidence *int
-		if rev.Band != "" {
-			confidence = &rev.Confidence
-		}
-		w.trust.add(rev.Client, template, confidence, mask, w.now)
-	}
+	w.countForTrust(rev, p, mask)
 	id := storedID(rev.ID)
 	event := enrichment.RevisionEvent(d.Status)
 	w.events[event] = append(w.events[event], id)
 	w.decided = append(w.decided, id)
 	return nil
+}
+
+// countForTrust counts a person's decision on rev (of product p, nil when
+// gone) that did mask, for the trust policies' measurement; a policy's own
+// decisions are not counted. writeTrustDeltas writes the counts at finish.
+func (w *setWriter) countForTrust(rev *setRow, p *setProduct, mask enrichment.FieldMask) {
+	if w.who.Policy != "" {
+		return
+	}
+	template := ""
+	if p != nil {
+		template = p.Template
+	}
+	var confidence *int
+	if rev.Band != "" {
+		confidence = &rev.Confidence
+	}
+	w.trust.add(rev.Client, template, confidence, mask, w.now)
+}
+
+// jsonOrNull is v as JSON text, or NULL when it holds n = 0 entries.
+func jsonOrNull(n int, v any) (any, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }
 
 // finish writes what the decisions changed beyond their revisions.

@@ -36,14 +36,25 @@ type announcer struct {
 	running          bool
 }
 
-// announceRevisions tells realtime subscribers of revisions created and
-// updated with SQL. Call it after the write committed; inside a
-// transaction it does nothing (the caller's commit is not known here).
+// announceRevisions reports revisions created and updated with SQL to the
+// step after commit (store/committed.go). Call it after the write
+// committed; inside a transaction it reports nothing: the caller's record
+// save (a hook's) announces its revision itself.
 func (s *Store) announceRevisions(created, updated []int64) {
-	if s.app.IsTransactional() || len(created)+len(updated) == 0 {
+	if s.app.IsTransactional() {
 		return
 	}
-	announcerOf(s.app).add(created, updated)
+	s.committed(Committed{Created: created, Updated: updated})
+}
+
+// Announce sends revisions created and updated with SQL to app's realtime
+// subscribers, after the response, in the order announced; the step after
+// commit calls it (service/wiring).
+func Announce(app core.App, created, updated []int64) {
+	if len(created)+len(updated) == 0 {
+		return
+	}
+	announcerOf(app).add(created, updated)
 }
 
 func announcerOf(app core.App) *announcer {

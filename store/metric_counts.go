@@ -10,7 +10,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // Metric counters: for each API client, one row per bucket of time (all
@@ -349,17 +348,6 @@ func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 		}
 	}
 	return nil
-}
-
-// RecordDecision keeps the counters of a revision that a reviewer just
-// decided, in the decision's transaction; model is the revision's stored
-// model field, fields what the decision did per field.
-func (s *Store) RecordDecision(org enrichment.Org, client int64, model []byte, created types.DateTime, band, status, reason string,
-	fields enrichment.FieldMask, at time.Time) error {
-	d := metricDeltas{}
-	d.move(FormatID(client), storedModel(model), created.Time(), at, status, band, reason)
-	d.addFields(FormatID(client), storedModel(model), at, fields, 1)
-	return s.writeMetricDeltas(org, d)
 }
 
 // addFields counts n decisions (n < 0: uncounts them) whose fields did

@@ -95,7 +95,6 @@ func (r rollbackRow) accepted() (enrichment.AcceptedRevision, error) {
 // realtime subscribers hear of it; on a store bound to a transaction (a
 // hook deciding an audit, say) every chunk is written in that transaction,
 // and the caller announces the revisions in the result after its commit.
-// The caller wakes the webhook dispatcher (webhooks.Notify) after it.
 func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, now time.Time) (RollbackResult, error) {
 	var res RollbackResult
 	restored := map[string]bool{}                  // products with a value restored

@@ -20,24 +20,6 @@ import (
 // a set of fields, the last 90 days) is then a sum over a few rows, kept in
 // the decision's transaction; RecountMetrics rebuilds them.
 
-// RecordTrustDecision counts a person's decision on a revision of client
-// for product (its template as it is now) with confidence (nil without),
-// what the decision did per field, at the moment at; in the decision's
-// transaction.
-func (s *Store) RecordTrustDecision(org enrichment.Org, client int64, product string, confidence *int, mask enrichment.FieldMask, at time.Time) error {
-	template := ""
-	if product != "" {
-		err := s.db().Select("attributeTemplate").From(schema.Products).
-			Where(dbx.HashExp{"id": product, "organization": string(org)}).Row(&template)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("template of product %s: %w", product, err)
-		}
-	}
-	d := trustDeltas{}
-	d.add(FormatID(client), template, confidence, mask, at)
-	return s.writeTrustDeltas(org, d)
-}
-
 // trustKey is one trust counter of an organization.
 type trustKey struct {
 	client, template, day string

@@ -249,6 +249,7 @@ func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now ti
 			return nil, fmt.Errorf("queue a %s delivery to webhook %d: %w", d.event, d.webhook, err)
 		}
 	}
+	s.committed(Committed{Outbox: true}) // the dispatcher is woken once they commit
 	return ids, nil
 }
 
@@ -299,11 +300,4 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 	}
 	_, err = s.insertDeliveries(org, ds, now)
 	return err
-}
-
-// QueueRevisionEvent queues, in the caller's transaction, the event of one
-// revision's final status (see queueRevisionEvents): the review hook calls
-// it once the decision is written.
-func (s *Store) QueueRevisionEvent(org enrichment.Org, revision int64, status string) error {
-	return s.queueRevisionEvents(org, enrichment.RevisionEvent(status), []int64{revision})
 }

@@ -13,6 +13,7 @@ import (
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
 	"github.com/catalog-enrichment/enrichment/replica"
 	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/catalog-enrichment/enrichment/webhooks"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -35,13 +36,22 @@ type Options struct {
 	Trust bool
 }
 
-// Bind registers the hooks, routes, jobs, pages and replication on app,
+// Bind registers the step after each commit, the hooks, routes, jobs,
+// pages and replication on app,
 // the webhook dispatcher when o.Deliver and the trust worker when o.Trust.
 func Bind(app core.App, o Options) {
 	out := o.Out
 	if out == nil {
 		out = io.Discard
 	}
+	// what a committed write tells the world: realtime subscribers hear of
+	// the revisions written with SQL, the webhook dispatcher of its outbox
+	store.OnCommitted(app, func(c store.Committed) {
+		store.Announce(app, c.Created, c.Updated)
+		if c.Outbox {
+			webhooks.Notify(app)
+		}
+	})
 	hooks.Register(app)
 	routes.Register(app)
 	jobs.Register(app)

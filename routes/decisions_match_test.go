@@ -1,89 +1,90 @@
-package store_test
+package routes_test
 
 import (
+	"encoding/json/jsontext"
 	"encoding/json/v2"
-	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
-	"github.com/pocketbase/pocketbase/tools/router"
 )
 
-// A set of decisions (DecideSet) must leave exactly what the same
-// decisions leave when each revision is saved as a record through the
-// review hook: products, revisions, accepted values, counters, webhook
-// outbox, change feed, claims; and refuse the same ones with the same
-// answers. Two copies of the same data decide the same proposals, one way
-// each, and are compared.
-func TestDecideSetMatchesTheReviewHook(t *testing.T) {
+// The same decisions, made one records API update at a time on one copy of
+// the data and as one group decision on another, leave the same rows in
+// every table a decision writes: products, revisions, accepted values,
+// metric, model and trust counters, webhook outbox, change feed, claims;
+// and refuse the same ones with the same answers.
+func TestRecordsAPIMatchesTheGroupRoute(t *testing.T) {
 	f := fixture.Get(t)
 	claimedAt := time.Now().Truncate(time.Second) // the same claim in both copies
-	byHook, bySet := newDecisionWorld(t, f, claimedAt), newDecisionWorld(t, f, claimedAt)
-	if !slices.Equal(byHook.revisions, bySet.revisions) {
-		t.Fatalf("the two copies stored different revision ids: %v and %v", byHook.revisions, bySet.revisions)
+	byRecords, byGroup := newDecisionWorld(t, f, claimedAt), newDecisionWorld(t, f, claimedAt)
+	if !slices.Equal(byRecords.revisions, byGroup.revisions) {
+		t.Fatalf("the two copies stored different revision ids: %v and %v", byRecords.revisions, byGroup.revisions)
 	}
-	decisions := byHook.decisions()
+	decisions := byRecords.decisions()
 
-	hookErrs := make([]*router.ApiError, len(decisions))
+	recordAnswers := make([]string, len(decisions))
 	for i, d := range decisions {
-		rec, err := byHook.app.FindRecordById(schema.Revisions, d.Revision)
+		body, err := json.Marshal(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec.Set("status", d.Status)
-		rec.Set("approvedFields", d.ApprovedFields)
-		rec.Set("reason", d.Reason)
-		rec.Set("comment", d.Comment)
-		hooks.MarkDecider(rec, byHook.reviewer)
-		if err := byHook.app.Save(rec); err != nil && !errors.As(err, &hookErrs[i]) {
-			t.Fatalf("decision %d through the hook: %v", i, err)
+		r := requestAuth(byRecords.h, http.MethodPatch, "/api/collections/revisions/records/"+d.ID, byRecords.token, string(body))
+		if r.Code != http.StatusOK {
+			recordAnswers[i] = answer(t, r.Body.Bytes())
 		}
 	}
 
-	who := store.SetDecider{Name: hooks.Decider(bySet.reviewer), Reviewer: bySet.reviewer.Id}
-	outcomes, err := store.New(bySet.app).DecideSet(f.A.Org, decisions, who, time.Now())
+	body, err := json.Marshal(map[string]any{"decisions": decisions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, o := range outcomes {
-		var setErr *router.ApiError
-		if o.Err != nil {
-			var ok bool
-			if setErr, ok = apierror.From(o.Err); !ok {
-				t.Fatalf("decision %d: not a refusal: %v", i, o.Err)
-			}
-		}
-		if answer(hookErrs[i]) != answer(setErr) {
-			t.Errorf("decision %d (%s): the hook answered %s, the set %s", i, decisions[i].Revision, answer(hookErrs[i]), answer(setErr))
-		}
+	r := requestAuth(byGroup.h, http.MethodPost, decisionsURL, byGroup.token, string(body))
+	if r.Code != http.StatusOK {
+		t.Fatalf("group decision: %d %s", r.Code, r.Body)
+	}
+	var group struct {
+		Results []struct {
+			Outcome string         `json:"outcome"`
+			Error   jsontext.Value `json:"error"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(r.Body.Bytes(), &group); err != nil || len(group.Results) != len(decisions) {
+		t.Fatalf("group decision answered %s (%v)", r.Body, err)
 	}
 	refused := 0
-	for _, e := range hookErrs {
-		if e != nil {
+	for i, res := range group.Results {
+		groupAnswer := ""
+		if res.Outcome != "decided" {
+			groupAnswer = answer(t, res.Error)
+		}
+		if recordAnswers[i] != groupAnswer {
+			t.Errorf("decision %d (%s): the records API answered %q, the group route %q", i, decisions[i].ID, recordAnswers[i], groupAnswer)
+		}
+		if recordAnswers[i] != "" {
 			refused++
 		}
 	}
-	if refused < 4 || refused == len(decisions) {
+	if refused < 5 || refused == len(decisions) {
 		t.Fatalf("the decisions should mix refusals and decisions: %d of %d refused", refused, len(decisions))
 	}
 
 	for _, q := range []struct{ what, sql string }{
-		{"products", `SELECT id, name, slug, description, attributes, files, updated > {:since} AS moved FROM products
+		{"products", `SELECT id, name, slug, description, attributes, files FROM products
 			WHERE organization = {:org} ORDER BY CAST(id AS INTEGER)`},
 		{"revisions", `SELECT id, status, approvedFields, COALESCE(approvedAttributes, 'null') AS approvedAttributes, decisionMask,
-			reason, comment, reviewer, decidedBy, policy, audit, reviewedAt != '' AS reviewed, closedAt != '' AS closed
+			reason, comment, COALESCE(corrections, 'null') AS corrections, COALESCE(fieldReasons, 'null') AS fieldReasons,
+			reviewer, decidedBy, policy, audit, reviewedAt != '' AS reviewed, closedAt = reviewedAt AS closedWhenReviewed
 			FROM revisions WHERE organization = {:org} ORDER BY CAST(id AS INTEGER)`},
 		{"accepted values", `SELECT product, field, attribute, revision, before, applied FROM ` + schema.AcceptedValuesTable + `
 			WHERE organization = {:org} ORDER BY product, field, attribute`},
@@ -99,47 +100,56 @@ func TestDecideSetMatchesTheReviewHook(t *testing.T) {
 			AND seq > {:seq} ORDER BY 1`},
 		{"claims", `SELECT revision, reviewer FROM ` + schema.ReviewClaims + ` ORDER BY revision`},
 	} {
-		hookRows, setRows := byHook.rows(t, q.sql), bySet.rows(t, q.sql)
-		if !reflect.DeepEqual(hookRows, setRows) {
-			t.Errorf("%s differ:\nhook %v\nset  %v", q.what, hookRows, setRows)
+		recordRows, groupRows := byRecords.rows(t, q.sql), byGroup.rows(t, q.sql)
+		if !reflect.DeepEqual(recordRows, groupRows) {
+			t.Errorf("%s differ:\nrecords API %v\ngroup route %v", q.what, recordRows, groupRows)
 		}
-		if len(hookRows) == 0 && q.what != "claims" {
+		if len(recordRows) == 0 {
 			t.Errorf("%s: nothing to compare", q.what)
 		}
 	}
 }
 
-// answer renders a refusal as a client sees it.
-func answer(e *router.ApiError) string {
-	if e == nil {
-		return "nothing (decided)"
+// answer renders a refusal's body (status, message, data) with its keys
+// in a fixed order, as a client reads it.
+func answer(t *testing.T, body []byte) string {
+	t.Helper()
+	var v struct {
+		Status  int    `json:"status"`
+		Message string `json:"message"`
+		Data    any    `json:"data"`
 	}
-	b, _ := json.Marshal(map[string]any{"status": e.Status, "message": e.Message, "data": e.Data}, json.Deterministic(true))
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("a refusal's body %s: %v", body, err)
+	}
+	b, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return string(b)
 }
 
 // decisionWorld is a copy of the fixture with proposals pending and a
-// reviewer to decide them.
+// reviewer, signed in, to decide them.
 type decisionWorld struct {
 	app       *tests.TestApp
+	h         http.Handler
+	token     string
 	org       enrichment.Org
-	reviewer  *core.Record
 	revisions []string // the stored revisions, in the order proposed
-	since     string   // before any decision
 	seq       int64    // the change feed's last entry before any decision
 }
 
 func newDecisionWorld(t *testing.T, f *fixture.Fixture, claimedAt time.Time) *decisionWorld {
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
-	w := &decisionWorld{app: app, org: f.A.Org}
+	w := &decisionWorld{app: app, h: handler(t, app), org: f.A.Org}
 	st := store.New(app)
-	fixture.ReviewerToken(t, app, string(f.A.Org))
+	w.token = fixture.ReviewerToken(t, app, string(f.A.Org))
 	reviewer, err := app.FindAuthRecordByEmail(schema.Reviewers, fmt.Sprintf("reviewer-%s@example.com", f.A.Org))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.reviewer = reviewer
 	other := core.NewRecord(reviewer.Collection())
 	other.Id = "otherreviewer01"
 	other.SetEmail("other@example.com")
@@ -193,6 +203,7 @@ func newDecisionWorld(t *testing.T, f *fixture.Fixture, claimedAt time.Time) *de
 		p("BULK-0004", 90, enrichment.Fields{Name: s("Bulk four")}),
 		p("SKU-M-BLUE", 70, enrichment.Fields{Attributes: attrs("Color", "Navy", "Size", "44")}),
 		p("BULK-0005", 60, enrichment.Fields{Name: s("Bulk five"), Slug: s("bulk-five")}),
+		p("BULK-0006", 60, enrichment.Fields{Name: s("Bulk six"), Slug: s("bulk-six")}),
 	)
 	submit("both", p("BULK-0001", 85, enrichment.Fields{Name: s("Bulk one, second")}))
 
@@ -210,50 +221,64 @@ func newDecisionWorld(t *testing.T, f *fixture.Fixture, claimedAt time.Time) *de
 		dbx.HashExp{"id": store.FormatID(f.A.Products["BULK-0003"])}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Claim(f.A.Org, mustParse(t, w.revisions[4]), other.Id, claimedAt); err != nil {
-		t.Fatal(err)
-	}
-	w.since = store.FormatTime(time.Now())
-	if err := app.DB().NewQuery(`SELECT COALESCE(MAX(seq), 0) FROM ` + schema.ChangesTable).Row(&w.seq); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Millisecond) // note: the products' update times then differ from since
-	return w
-}
-
-func mustParse(t *testing.T, id string) int64 {
-	n, err := enrichment.ParseID(id)
+	id, err := enrichment.ParseID(w.revisions[4])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	if _, err := st.Claim(f.A.Org, id, other.Id, claimedAt); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.DB().NewQuery(`SELECT COALESCE(MAX(seq), 0) FROM ` + schema.ChangesTable).Row(&w.seq); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// decisionBody is one decision as the records API and the group route
+// take it.
+type decisionBody struct {
+	ID             string         `json:"id"`
+	Status         string         `json:"status"`
+	ApprovedFields []string       `json:"approvedFields,omitempty"`
+	Reason         string         `json:"reason,omitempty"`
+	Comment        string         `json:"comment,omitempty"`
+	Corrections    map[string]any `json:"corrections,omitempty"`
+	FieldReasons   map[string]any `json:"fieldReasons,omitempty"`
 }
 
 // decisions are the decisions both copies make, in order.
-func (w *decisionWorld) decisions() []store.SetDecision {
-	d := func(i int, status string, approved []string, reason, comment string) store.SetDecision {
-		return store.SetDecision{Revision: w.revisions[i], Decision: enrichment.Decision{Status: status,
-			ApprovedFields: approved, Reason: reason, Comment: comment}}
+func (w *decisionWorld) decisions() []decisionBody {
+	d := func(i int, status string, approved []string, reason, comment string) decisionBody {
+		return decisionBody{ID: w.revisions[i], Status: status, ApprovedFields: approved, Reason: reason, Comment: comment}
 	}
-	return []store.SetDecision{
-		d(0, enrichment.StatusAccepted, nil, "", ""),                                     // name and attributes
-		d(1, enrichment.StatusAccepted, []string{"description"}, "incomplete", "no pdf"), // in part
+	corrected := d(0, enrichment.StatusAccepted, nil, "", "") // name and attributes, the name corrected
+	corrected.Corrections = map[string]any{"name": "Runner Pro 2", "attributes.Heel": "Flat"}
+	inPart := d(1, enrichment.StatusAccepted, []string{"description"}, "incomplete", "no pdf") // in part, why per field
+	inPart.FieldReasons = map[string]any{"files": "inaccurate"}
+	badCorrection := d(10, enrichment.StatusAccepted, []string{"name"}, "", "") // a correction of a field not approved
+	badCorrection.Corrections = map[string]any{"slug": "bulk-6"}
+	badReason := d(9, enrichment.StatusAccepted, []string{"name"}, "", "") // a reason that is none of the six
+	badReason.FieldReasons = map[string]any{"slug": "too long"}
+	return []decisionBody{
+		corrected,
+		inPart,
 		d(2, enrichment.StatusRejected, nil, "off_brand", "not our voice"),
 		d(3, enrichment.StatusAccepted, nil, "", ""),                                   // BULK-0001, then
-		d(10, enrichment.StatusAccepted, nil, "", ""),                                  // the other client's on the same product
+		d(11, enrichment.StatusAccepted, nil, "", ""),                                  // the other client's on the same product
 		d(4, enrichment.StatusAccepted, nil, "", ""),                                   // claimed by another: 409
 		d(5, enrichment.StatusAccepted, nil, "", ""),                                   // already decided
 		d(6, enrichment.StatusAccepted, nil, "", ""),                                   // its product retired
 		d(7, enrichment.StatusAccepted, []string{"slug"}, "", ""),                      // a field not proposed
 		d(8, enrichment.StatusAccepted, []string{"attributes.Size"}, "inaccurate", ""), // one attribute of two
-		d(9, enrichment.StatusRejected, []string{"name"}, "", ""),                      // approved fields on a rejection
+		badCorrection,
+		badReason,
 	}
 }
 
 // rows runs a query of the comparison on the world's copy, every value as
 // text.
 func (w *decisionWorld) rows(t *testing.T, sql string) [][]string {
-	rows, err := w.app.DB().NewQuery(sql).Bind(dbx.Params{"org": string(w.org), "since": w.since, "seq": w.seq}).Rows()
+	rows, err := w.app.DB().NewQuery(sql).Bind(dbx.Params{"org": string(w.org), "seq": w.seq}).Rows()
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
