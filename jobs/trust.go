@@ -16,8 +16,8 @@ import (
 
 // The trust policies' worker (docs/review.md): every second it lets each
 // active policy accept its client's qualifying pending revisions, what
-// each step reads as one set of decisions (store.DecideChosenSet: the
-// review hook's rules and effects, decidedBy "policy"); every ten seconds it
+// each step reads as one set of decisions (store.DecideChosenSet: every
+// decision's rules and effects, decidedBy "policy"); every ten seconds it
 // brings every policy's measurement and state up to date. It keeps nothing
 // but cursors in memory: after a restart it reads the pending revisions
 // from the first, so one stored before a crash is decided after it.

@@ -95,10 +95,10 @@ type setProduct struct {
 
 // DecideSet makes ds, in order, on org's revisions, by who, at now, in one
 // transaction, and then announces the decided revisions to realtime
-// subscribers. Each decision is checked as the review hook checks a
-// record's: one refused leaves the others as they are. A revision
-// refused as overdue is expired, in a transaction of its own. The caller
-// notifies the webhook sender.
+// subscribers; the webhook dispatcher hears of the outbox once it commits
+// (store/committed.go). One decision refused leaves the others as they
+// are. A revision refused as overdue is expired, in a transaction of its
+// own.
 func (s *Store) DecideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, error) {
 	return s.DecideChosenSet(org, who, now, func(*Store) ([]SetDecision, error) { return ds, nil })
 }

@@ -12,10 +12,9 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// A decision's effect on a product, in memory: the review hook applies it
-// to a product record (store/review.go), a set of decisions to the values
-// it read with SQL (store/decide_set.go); both then remember what changed
-// (store/enrichments.go).
+// A decision's effect on a product, in memory: a set of decisions applies
+// it to the values it read with SQL (store/decide_set.go), then remembers
+// what changed (store/enrichments.go).
 
 // attributeLinker decides which template option an applied attribute links:
 // the one it already links (current), else the proposed option when it is
