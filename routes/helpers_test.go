@@ -138,7 +138,7 @@ type testClock struct {
 // stopClock gives app a clock that starts at the real time and then moves
 // only when the test moves it.
 func stopClock(app *tests.TestApp) *testClock {
-	c := &testClock{t: time.Now()}
+	c := &testClock{t: clock.Wall()}
 	clock.Set(app, c.now)
 	return c
 }
