@@ -20,6 +20,7 @@ type lastError struct {
 	mu  sync.Mutex
 	msg string
 	at  time.Time
+	n   uint64 // errors since the start
 }
 
 func (h errorMemory) Handle(ctx context.Context, r slog.Record) error {
@@ -49,6 +50,13 @@ func (l *lastError) set(msg string, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.msg, l.at = msg, at
+	l.n++
+}
+
+func (l *lastError) count() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
 }
 
 func (l *lastError) get() (string, time.Time) {

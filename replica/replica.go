@@ -145,6 +145,9 @@ type Status struct {
 	LastErrorAt time.Time `json:"lastErrorAt,omitzero"`
 }
 
+// Errors is how many errors Litestream logged since the start.
+func (r *Replicator) Errors() uint64 { return r.errs.count() }
+
 // Status returns the replication's state now.
 func (r *Replicator) Status() Status {
 	lag, local, remote := r.lag.lag(time.Now())

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"fmt"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"io"
 	"log/slog"
 	"net/http"
@@ -42,6 +43,9 @@ func Register(app core.App, rawURL string, out io.Writer) {
 			return err
 		}
 		current.Store(r)
+		opsmetrics.Of(app).SetReplication(func() opsmetrics.Replication {
+			return opsmetrics.Replication{LagSeconds: r.Status().LagSeconds, Errors: r.Errors()}
+		})
 		if !replaceNightlyCheckpoint(app) {
 			app.Logger().Warn("enrichment: PocketBase's nightly job " + nightlyJob + " was not found; if it still checkpoints data.db with TRUNCATE, it holds the writers for the busy timeout every night")
 		}
@@ -54,6 +58,7 @@ func Register(app core.App, rawURL string, out io.Writer) {
 		if r == nil {
 			return
 		}
+		opsmetrics.Of(app).SetReplication(nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*shutdownSync)
 		defer cancel()
 		if err := r.Close(ctx); err != nil {

@@ -3,6 +3,7 @@ package routes
 import (
 	"errors"
 	"fmt"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"math"
 	"strconv"
 	"time"
@@ -84,6 +85,7 @@ func applyRateLimit(e *core.RequestEvent, d ratelimit.Decision) error {
 		return nil
 	}
 	h.Set("Retry-After", wholeSeconds(d.RetryAfter))
+	opsmetrics.Of(e.App).RateLimited.Inc()
 	return e.TooManyRequestsError(fmt.Sprintf(
 		"Rate limit exceeded: this key may make %d requests at once and %d per second; retry after %s s.",
 		d.Limit, d.Limit/ratelimit.BurstFactor, wholeSeconds(d.RetryAfter)), nil)

@@ -3,6 +3,7 @@ package routes
 import (
 	"errors"
 	"fmt"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"io"
 	"net/http"
 	"os"
@@ -103,6 +104,7 @@ func withBody(e *core.RequestEvent, b *bodybudget.Budget, holder string, unknown
 	}
 	release, err := b.Take(e.Request.Context(), holder, size, bodyWait)
 	if err != nil { // no room in time (or the client is gone)
+		opsmetrics.Of(e.App).BodyBudget.Inc()
 		e.Response.Header().Set("Retry-After", strconv.Itoa(bodyRetryAfter))
 		return e.Error(http.StatusServiceUnavailable, "The server is busy with other large requests; retry after "+
 			strconv.Itoa(bodyRetryAfter)+" s.", nil)

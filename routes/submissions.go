@@ -2,6 +2,7 @@ package routes
 
 import (
 	"errors"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"net/http"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -58,5 +59,17 @@ func submissionsCreate(e *core.RequestEvent) error {
 	if err != nil {
 		return internalError(e, "store submission", err)
 	}
+	if !dryRun {
+		countProposals(e.App, results)
+	}
 	return e.JSON(http.StatusOK, results)
+}
+
+// countProposals counts a stored submission's items by result status for
+// the operators' metrics.
+func countProposals(app core.App, results []enrichment.SubmissionResult) {
+	proposals := opsmetrics.Of(app).Proposals
+	for _, r := range results {
+		proposals.WithLabelValues(r.Status).Inc()
+	}
 }

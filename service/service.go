@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/catalog-enrichment/enrichment/cmd"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"github.com/catalog-enrichment/enrichment/replica"
 	"github.com/catalog-enrichment/enrichment/service/wiring"
 	"github.com/pocketbase/pocketbase"
@@ -41,7 +42,8 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	// schema changes come only from the Go migrations in migrations/
 	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{Automigrate: false})
 
-	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true})
+	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true,
+		Metrics: opsmetrics.ConfigFromEnv()})
 	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -223,6 +224,20 @@ func (d *Dispatcher) attempt(ctx context.Context, dd store.DueDelivery) {
 	}
 	if err := d.st.RecordAttempt(dd, time.Now(), outcome); err != nil {
 		d.app.Logger().Error("enrichment: record a webhook attempt", "error", err.Error(), "delivery", dd.ID)
+		return
+	}
+	opsmetrics.Of(d.app).Deliveries.WithLabelValues(outcomeOf(outcome)).Inc()
+}
+
+// outcomeOf names an attempt's outcome as the operators' metrics count it.
+func outcomeOf(o store.DeliveryOutcome) string {
+	switch {
+	case o.Delivered:
+		return opsmetrics.DeliveryDelivered
+	case o.RetryIn > 0:
+		return opsmetrics.DeliveryRetry
+	default:
+		return opsmetrics.DeliveryFailed
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/jobs"
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"github.com/catalog-enrichment/enrichment/replica"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -34,10 +35,13 @@ type Options struct {
 	// Trust runs the trust policies' worker while the app serves (the
 	// binary always does); tests step it themselves (jobs.Trust).
 	Trust bool
+	// Metrics says who may scrape GET /metrics (opsmetrics.ConfigFromEnv in
+	// the binary; zero: superusers only, no second listener).
+	Metrics opsmetrics.Config
 }
 
 // Bind registers the step after each commit, the hooks, routes, jobs,
-// pages and replication on app,
+// pages, operators' metrics and replication on app,
 // the webhook dispatcher when o.Deliver and the trust worker when o.Trust.
 func Bind(app core.App, o Options) {
 	out := o.Out
@@ -61,6 +65,7 @@ func Bind(app core.App, o Options) {
 	if o.Trust {
 		jobs.RegisterTrust(app)
 	}
+	opsmetrics.Register(app, o.Metrics)
 	routes.RegisterPublic(app, o.Pages)
 	replica.Register(app, o.ReplicaURL, out)
 }
