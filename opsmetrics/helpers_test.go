@@ -34,6 +34,22 @@ func newWorld(t testing.TB, c opsmetrics.Config) *world {
 // series fails the test.
 func (w *world) value(name string, labels ...string) float64 {
 	w.t.Helper()
+	v, ok := w.lookup(name, labels...)
+	if !ok {
+		w.t.Fatalf("no series %s%v", name, labels)
+	}
+	return v
+}
+
+// count is a counter of a labelled family: 0 until its first event.
+func (w *world) count(name string, labels ...string) float64 {
+	w.t.Helper()
+	v, _ := w.lookup(name, labels...)
+	return v
+}
+
+func (w *world) lookup(name string, labels ...string) (float64, bool) {
+	w.t.Helper()
 	families, err := opsmetrics.Of(w.app).Registry().Gather()
 	if err != nil {
 		w.t.Fatalf("gather: %v", err)
@@ -46,17 +62,16 @@ func (w *world) value(name string, labels ...string) float64 {
 			if hasLabels(m, labels) {
 				switch {
 				case m.Counter != nil:
-					return m.GetCounter().GetValue()
+					return m.GetCounter().GetValue(), true
 				case m.Gauge != nil:
-					return m.GetGauge().GetValue()
+					return m.GetGauge().GetValue(), true
 				case m.Histogram != nil:
-					return float64(m.GetHistogram().GetSampleCount())
+					return float64(m.GetHistogram().GetSampleCount()), true
 				}
 			}
 		}
 	}
-	w.t.Fatalf("no series %s%v", name, labels)
-	return 0
+	return 0, false
 }
 
 // hasLabels tells whether m has every name=value pair of labels.
