@@ -3,7 +3,9 @@ package opsmetrics_test
 import (
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -94,5 +96,44 @@ func TestAlertRules(t *testing.T) {
 	tool := promtool(t)
 	if out, err := exec.Command(tool, "check", "rules", "../docs/prometheus/alerts.yml").CombinedOutput(); err != nil {
 		t.Fatalf("promtool check rules: %v\n%s", err, out)
+	}
+}
+
+// seriesName is a series name as PromQL and the dashboard write it.
+var seriesName = regexp.MustCompile(`enrichment_[a-z_]+`)
+
+// The alert rules and the dashboard name only series a scrape has (with
+// replication on, so its series are there too).
+func TestDocsNameRealSeries(t *testing.T) {
+	w := newWorld(t, opsmetrics.Config{Token: "t"})
+	opsmetrics.Of(w.app).SetReplication(func() opsmetrics.Replication { return opsmetrics.Replication{LagSeconds: 1} })
+	// one event of each labelled family, so that it appears
+	m := opsmetrics.Of(w.app)
+	m.Proposals.WithLabelValues("CREATED")
+	m.Deliveries.WithLabelValues(opsmetrics.DeliveryDelivered)
+	fixture.Send(w.h, http.MethodGet, "/api/enrichment/products", "", "", "")
+	rec := fixture.Send(w.h, http.MethodGet, opsmetrics.Path, "Authorization", "Bearer t", "")
+	scraped := map[string]bool{}
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, kind, _ := strings.Cut(name, " ")
+			scraped[name] = true
+			if kind == "histogram" {
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					scraped[name+suffix] = true
+				}
+			}
+		}
+	}
+	for _, doc := range []string{"../docs/prometheus/alerts.yml", "../docs/grafana/enrichment.json", "../docs/operations.md"} {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range seriesName.FindAllString(string(text), -1) {
+			if !scraped[name] && !strings.HasPrefix(name, "enrichment_decision_counts") {
+				t.Errorf("%s names %s, which no scrape has", doc, name)
+			}
+		}
 	}
 }
