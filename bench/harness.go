@@ -89,7 +89,10 @@ func scenarios(t *target, cfg config) []scenario {
 				t.metricsHistory("metrics-history-model", true, true), c),
 		)
 	}
-	list = append(list, mixed(t, cfg, "mixed"))
+	list = append(list,
+		one(fmt.Sprintf("GET /metrics with the metrics token: %d organizations, the revisions of -revisions", scrapeOrganizations),
+			t.scrape(), 1),
+		mixed(t, cfg, "mixed"))
 	// note: last, so that the memory they measure is not what an earlier
 	// scenario left; the bodies are made only when an attack will run
 	if !cfg.runs("attack") && !cfg.runs("attack-80") {

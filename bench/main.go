@@ -59,7 +59,7 @@ func main() {
 	flag.DurationVar(&cfg.WaitIdle, "wait-idle", 0, "before each scenario, wait up to this long for other processes to leave the CPUs alone (a shared machine)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "serve a profiling build of the service (bench/profserver) and write a CPU profile per scenario into this folder")
 	render := flag.String("render", "", "only recompute the targets and redraw latest.md and latest.svg of this latest.json (after a change to the harness)")
-	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history scenarios (0 skips them)")
+	flag.IntVar(&cfg.Revisions, "revisions", 1_000_000, "revisions of one API client's year of proposals, for the metrics-history and scrape scenarios (0 skips the metrics-history ones)")
 	flag.StringVar(&cfg.Only, "only", "", "run only these scenarios, comma-separated (e.g. health,auth-probe); the default runs all")
 	flag.BoolVar(&cfg.Replica, "replica", false, "serve replicates data.db to a folder beside it (Litestream): each scenario records the replication lag, and the end times a restore")
 	flag.BoolVar(&cfg.Live, "live", false, "a superuser subscribes to every revision through PocketBase's realtime API for the whole run, as the reviewers' page does")
@@ -141,6 +141,9 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	if err := seedHistoryIfRun(ctx, cfg, bin, data, orgID, rep, tg); err != nil {
+		return err
+	}
+	if err := seedOrganizationsIfRun(ctx, cfg, bin, data); err != nil {
 		return err
 	}
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,7 +181,8 @@ func createTarget(ctx context.Context, cfg config, bin, data, orgID string) (*ta
 // seedHistoryIfRun seeds a year of one client's revisions for the
 // metrics-history scenarios, when they run.
 func seedHistoryIfRun(ctx context.Context, cfg config, bin, data, orgID string, rep *report, tg *target) error {
-	if cfg.Revisions == 0 || !(cfg.runs("metrics-history") || cfg.runs("metrics-history-window") || cfg.runs("metrics-history-model")) {
+	if cfg.Revisions == 0 || !(cfg.runs("metrics-history") || cfg.runs("metrics-history-window") ||
+		cfg.runs("metrics-history-model") || cfg.runs("scrape")) {
 		return nil
 	}
 	id, key, err := createKey(ctx, bin, data, orgID, "bench history", "catalog:read,catalog:submit", unlimited...)
@@ -198,9 +200,10 @@ func seedHistoryIfRun(ctx context.Context, cfg config, bin, data, orgID string, 
 	return nil
 }
 
-// serveEnv is the environment of serve: the profile folder, the replica.
+// serveEnv is the environment of serve: the profile folder, the replica,
+// the metrics token of the scrape.
 func serveEnv(cfg config, profDir, replicaURL string) []string {
-	var env []string
+	env := []string{opsmetrics.TokenEnv + "=" + scrapeToken}
 	if profDir != "" {
 		env = append(env, "ENRICHMENT_PROFILE_DIR="+profDir)
 	}

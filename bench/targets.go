@@ -70,6 +70,9 @@ func (r *report) finish() {
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", c1.Latency.P50, c1.Latency.P95), c1.Latency.P50, is(c1.Latency.P50 <= 150), c1)
 	add("Submission of 1000 items, 1 writer, 30% of them superseding pending proposals (p50)", "≤ 150 ms",
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", s30.Latency.P50, s30.Latency.P95), s30.Latency.P50, is(s30.Latency.P50 <= 150), s30)
+	scrape := r.scenario("scrape")
+	add("A Prometheus scrape of GET /metrics (p95)", "≤ 50 ms",
+		fmt.Sprintf("%.1f ms (p50 %.1f ms)", scrape.Latency.P95, scrape.Latency.P50), scrape.Latency.P95, is(scrape.Latency.P95 <= 50), scrape)
 	lookup := r.scenario("lookup50")
 	add("Lookup of 50 SKUs (p50)", "≤ 15 ms",
 		fmt.Sprintf("%.1f ms (p95 %.1f ms)", lookup.Latency.P50, lookup.Latency.P95), lookup.Latency.P50, is(lookup.Latency.P50 <= 15), lookup)

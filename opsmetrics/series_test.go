@@ -1,7 +1,6 @@
 package opsmetrics_test
 
 import (
-	"encoding/json/v2"
 	"fmt"
 	"net/http"
 	"testing"
@@ -23,19 +22,7 @@ func (w *world) submit(items string) []string {
 	if rec.Code != 200 {
 		w.t.Fatalf("submit: %d %s", rec.Code, rec.Body)
 	}
-	var out []struct {
-		RevisionID *int64 `json:"revisionId"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-		w.t.Fatal(err)
-	}
-	var ids []string
-	for _, r := range out {
-		if r.RevisionID != nil {
-			ids = append(ids, fmt.Sprint(*r.RevisionID))
-		}
-	}
-	return ids
+	return revisionIDs(w.t, rec.Body.Bytes())
 }
 
 // series is a series' reader and how far an event should move it.

@@ -68,8 +68,12 @@ func submissionsCreate(e *core.RequestEvent) error {
 // countProposals counts a stored submission's items by result status for
 // the operators' metrics.
 func countProposals(app core.App, results []enrichment.SubmissionResult) {
-	proposals := opsmetrics.Of(app).Proposals
+	byStatus := map[string]int{}
 	for _, r := range results {
-		proposals.WithLabelValues(r.Status).Inc()
+		byStatus[r.Status]++
+	}
+	proposals := opsmetrics.Of(app).Proposals
+	for status, n := range byStatus {
+		proposals.WithLabelValues(status).Add(float64(n))
 	}
 }
