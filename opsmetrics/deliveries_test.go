@@ -58,7 +58,9 @@ func TestDeliverySeries(t *testing.T) {
 		t.Fatalf("not delivered; %d calls", calls.Load())
 	}
 	// note: the attempt is counted once its outcome is stored, just after the answer
-	count := func(outcome string) float64 { return w.count("enrichment_webhook_deliveries_total", "outcome", outcome) }
+	count := func(outcome string) float64 {
+		return w.count("enrichment_webhook_deliveries_total", "outcome", outcome)
+	}
 	for deadline := time.Now().Add(10 * time.Second); count(opsmetrics.DeliveryDelivered) == 0 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
