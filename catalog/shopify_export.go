@@ -275,24 +275,21 @@ func categoryColumns(categories []string, mem *shopifyMemory) (category, typ str
 }
 
 // statusColumns are the Status and Published of a product: as imported
-// while they still say whether it is active (Published only where the file
-// had the column), else active and TRUE, or draft and FALSE.
+// while it is as active as it was then (Published only where the file had
+// the column), else active and TRUE, or draft and FALSE.
 func statusColumns(active bool, mem *shopifyMemory) (status, published string) {
 	status, published = "draft", "FALSE"
 	if active {
 		status, published = "active", "TRUE"
 	}
-	switch {
-	case mem == nil:
-	case mem.Status != "":
-		if strings.EqualFold(mem.Status, "active") == active {
-			status = mem.Status
-			if mem.Published != nil {
-				published = *mem.Published
-			}
-		}
-	case mem.Published != nil && strings.EqualFold(*mem.Published, "true") == active:
-		published = *mem.Published // note: without a Status, Published said whether it is active
+	if mem == nil || mem.Active == nil || *mem.Active != active {
+		return status, published
+	}
+	if mem.Status != "" {
+		status = mem.Status
+	}
+	if mem.Published != nil {
+		published = *mem.Published
 	}
 	return status, published
 }

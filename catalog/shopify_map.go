@@ -244,7 +244,7 @@ func (c *shopifyColumns) products(handle string, rows []shopifyRow) (handleProdu
 		base.Brand = &Brand{Name: v}
 	}
 	h := handleFamily{c: c, handle: handle, base: base, images: images, names: names,
-		memory: c.productMemory(first.cells, remembered)}
+		memory: c.productMemory(first.cells, active == nil || *active, base.Categories, remembered)}
 	if len(h.memory) > maxJSON {
 		return handleProducts{}, &Error{Path: colHandle, Line: first.line, Msg: fmt.Sprintf(
 			"the Shopify columns of handle %q that the export writes back (metafield labels and keys) are larger than %d bytes of JSON", handle, maxJSON)}

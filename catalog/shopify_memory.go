@@ -4,6 +4,7 @@ import (
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -15,11 +16,20 @@ import (
 // handle's first variant (the family's master) holds the product's part,
 // every variant its Variant Image. The export uses what is remembered only
 // while it still describes the product (docs/catalog-format.md, "Export").
+//
+// Only what the export would not write anyway is remembered (a Status of
+// active on an active product, a metafield custom.KEY of the attribute's
+// own name, ...): so importing the export again remembers the same, and
+// changes nothing.
 
 // shopifyMemory is products.shopify, decoded.
 type shopifyMemory struct {
+	// Active is whether the product was imported active, given with a
+	// Status or Published that is remembered: they are written back only
+	// while it still is.
+	Active    *bool   `json:"active,omitzero"`
 	Status    string  `json:"status,omitzero"`
-	Published *string `json:"published,omitzero"` // nil: the file had no Published column
+	Published *string `json:"published,omitzero"`
 	Category  string  `json:"category,omitzero"`
 	Type      string  `json:"type,omitzero"`
 	// Metafields are the product's attributes that came from metafield
@@ -97,9 +107,11 @@ func appendMember(b []byte, first bool, name, value string) []byte {
 }
 
 // productMemory renders the product's part of a handle's memory, an open
-// JSON object that variantMemory closes; computed once per handle. note:
-// written by hand, as the attributes are: it is on the import's hot path.
-func (c *shopifyColumns) productMemory(first []string, metafields []rememberedMetafield) []byte {
+// JSON object that variantMemory closes; computed once per handle, from
+// its first row, whether it is active, its categories and its metafield
+// attributes. note: written by hand, as the attributes are: it is on the
+// import's hot path.
+func (c *shopifyColumns) productMemory(first []string, active bool, categories []string, metafields []rememberedMetafield) []byte {
 	b := make([]byte, 0, 64+96*len(metafields))
 	b = append(b, '{')
 	members := 0
@@ -107,31 +119,45 @@ func (c *shopifyColumns) productMemory(first []string, metafields []rememberedMe
 		b = appendMember(b, members == 0, name, value)
 		members++
 	}
-	if s := cell(first, c.status); s != "" {
+	status, published := statusColumns(active, nil)
+	if s := cell(first, c.status); s != "" && s != status {
 		add("status", s)
 	}
-	if c.published >= 0 {
-		add("published", cell(first, c.published))
+	if s := cell(first, c.published); c.published >= 0 && s != published {
+		add("published", s)
 	}
-	if s := cell(first, c.category); s != "" {
-		add("category", s)
+	if members > 0 {
+		b = append(b, `,"active":`...)
+		b = strconv.AppendBool(b, active)
 	}
-	if s := cell(first, c.typ); s != "" {
-		add("type", s)
-	}
-	if len(metafields) > 0 {
-		if members > 0 {
-			b = append(b, ',')
+	category, typ := categoryColumns(categories, nil)
+	if cat, t := cell(first, c.category), cell(first, c.typ); cat != category || t != typ {
+		if cat != "" {
+			add("category", cat)
 		}
-		b = append(b, `"metafields":[`...)
-		for i, m := range metafields {
-			if i > 0 {
+		if t != "" {
+			add("type", t)
+		}
+	}
+	n := 0
+	for _, m := range metafields {
+		if m.Label == m.Attribute && m.Key == customKey(m.Attribute) {
+			continue // the export's own column for it
+		}
+		if n == 0 {
+			if members > 0 {
 				b = append(b, ',')
 			}
-			b = appendMember(append(b, '{'), true, "attribute", m.Attribute)
-			b = appendMember(b, false, "label", m.Label)
-			b = append(appendMember(b, false, "key", m.Key), '}')
+			b = append(b, `"metafields":[`...)
+		} else {
+			b = append(b, ',')
 		}
+		b = appendMember(append(b, '{'), true, "attribute", m.Attribute)
+		b = appendMember(b, false, "label", m.Label)
+		b = append(appendMember(b, false, "key", m.Key), '}')
+		n++
+	}
+	if n > 0 {
 		b = append(b, ']')
 	}
 	return b
