@@ -42,6 +42,9 @@ type metafield struct {
 	col        int
 	label, key string
 	byKey      bool // another metafield column has the same label (or none)
+	// own: the key is the label's custom.KEY, the export's own column for
+	// an attribute named by the label, which need not be remembered
+	own bool
 }
 
 // shopifyColumns are the positions of the columns the import reads, -1
@@ -109,6 +112,7 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 	for i := range c.metafields {
 		m := &c.metafields[i]
 		m.byKey = m.label == "" || labels[m.label] > 1
+		m.own = m.key == customKey(m.label)
 	}
 	c.compact()
 	return c, nil
@@ -383,7 +387,8 @@ func (c *shopifyColumns) options(row []string, names [3]string) []Attribute {
 
 // metafieldAttributes are the product's metafields (values, from its first
 // row) as attributes, named by their labels, or by NS.KEY where a label is
-// not unique or names an option; and each one's column, remembered.
+// not unique or names an option; and the column of each one that the
+// export would not find by itself (see metafield.own), to remember.
 func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string) ([]Attribute, []rememberedMetafield) {
 	var out []Attribute
 	var remembered []rememberedMetafield
@@ -397,7 +402,9 @@ func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string)
 			name = m.key
 		}
 		out = append(out, Attribute{Attribute: name, Detail: value})
-		remembered = append(remembered, rememberedMetafield{Attribute: name, Label: m.label, Key: m.key})
+		if name != m.label || !m.own {
+			remembered = append(remembered, rememberedMetafield{Attribute: name, Label: m.label, Key: m.key})
+		}
 	}
 	return out, remembered
 }

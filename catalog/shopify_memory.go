@@ -108,8 +108,8 @@ func appendMember(b []byte, first bool, name, value string) []byte {
 
 // productMemory renders the product's part of a handle's memory, an open
 // JSON object that variantMemory closes; computed once per handle, from
-// its first row, whether it is active, its categories and its metafield
-// attributes. note: written by hand, as the attributes are: it is on the
+// its first row, whether it is active, its categories and the metafield
+// columns to remember (metafieldAttributes). note: written by hand, as the attributes are: it is on the
 // import's hot path.
 func (c *shopifyColumns) productMemory(first []string, active bool, categories []string, metafields []rememberedMetafield) []byte {
 	b := make([]byte, 0, 64+96*len(metafields))
@@ -139,25 +139,19 @@ func (c *shopifyColumns) productMemory(first []string, active bool, categories [
 			add("type", t)
 		}
 	}
-	n := 0
-	for _, m := range metafields {
-		if m.Label == m.Attribute && m.Key == customKey(m.Attribute) {
-			continue // the export's own column for it
-		}
-		if n == 0 {
-			if members > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `"metafields":[`...)
-		} else {
+	if len(metafields) > 0 {
+		if members > 0 {
 			b = append(b, ',')
 		}
-		b = appendMember(append(b, '{'), true, "attribute", m.Attribute)
-		b = appendMember(b, false, "label", m.Label)
-		b = append(appendMember(b, false, "key", m.Key), '}')
-		n++
-	}
-	if n > 0 {
+		b = append(b, `"metafields":[`...)
+		for i, m := range metafields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendMember(append(b, '{'), true, "attribute", m.Attribute)
+			b = appendMember(b, false, "label", m.Label)
+			b = append(appendMember(b, false, "key", m.Key), '}')
+		}
 		b = append(b, ']')
 	}
 	return b
@@ -166,6 +160,9 @@ func (c *shopifyColumns) productMemory(first []string, active bool, categories [
 // variantMemory closes open (a product's part, or "{" for a variant that
 // is not the master) with the variant's Variant Image, if any.
 func variantMemory(open []byte, image string, own bool) string {
+	if len(open) == 1 && image == "" {
+		return "{}" // note: most variants; no allocation
+	}
 	b := make([]byte, 0, len(open)+len(image)+48)
 	b = append(b, open...)
 	if image != "" {
