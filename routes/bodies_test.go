@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // holdHeader marks a request that the test holds in flight, after the body
@@ -43,6 +45,7 @@ func TestBodyBudget(t *testing.T) {
 	})
 	srv := httptest.NewServer(fixture.Serve(t, app))
 	t.Cleanup(srv.Close)
+	refusals := opsmetrics.Of(app).BodyBudget // the operators' count of the 503s
 
 	full := submission(16<<20 - 200) // just under the route's limit, with the envelope
 	var held sync.WaitGroup
@@ -87,6 +90,9 @@ func TestBodyBudget(t *testing.T) {
 	close(release)
 	held.Wait()
 	answered("A's large submission once the others ended", http.MethodPost, submitURL, a, oneMiB, 200)
+	if n := testutil.ToFloat64(refusals); n != 2 {
+		t.Errorf("enrichment_body_budget_refused_total %v, want 2", n)
+	}
 }
 
 // TestChunkedBodies: a body whose size is not announced (chunked) counts
