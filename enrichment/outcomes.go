@@ -150,3 +150,19 @@ func (r Recorded) closedOutcome() string {
 	}
 	return OutcomePending
 }
+
+// AppliedFields are the fields an accepted revision applied, in API order:
+// the approved ones, or every proposed one when none was named; none
+// unless the revision is accepted.
+func (r Recorded) AppliedFields() []string {
+	out := []string{}
+	if r.Status != StatusAccepted {
+		return out
+	}
+	for _, name := range r.Proposed {
+		if len(r.Approved) == 0 || slices.Contains(r.Approved, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
