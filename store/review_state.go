@@ -40,3 +40,16 @@ func (s *Store) ReviewState(org enrichment.Org, id string, now time.Time) (enric
 	policy := enrichment.ReviewPolicy{TTLDays: row.TTL, RequireReason: row.RequireReason}
 	return enrichment.ReviewStateOf(row.recorded(), row.Created.Time(), policy, now), nil
 }
+
+// ReasonRequired reports whether any of orgs requires a reason for what a
+// decision leaves unapplied: then a group rejection of their revisions
+// needs one.
+func (s *Store) ReasonRequired(orgs []enrichment.Org) (bool, error) {
+	var n int
+	err := s.db().Select("COUNT(*)").From(schema.Organizations).
+		Where(dbx.NewExp(inList("id", "orgs")+" AND [[requireReason]] = TRUE", dbx.Params{"orgs": inValues(orgs)})).Row(&n)
+	if err != nil {
+		return false, fmt.Errorf("whether organizations %v require a reason: %w", orgs, err)
+	}
+	return n > 0, nil
+}
