@@ -5,7 +5,7 @@ import "slices"
 // States of a revision's fields and attributes, as GET /revisions and
 // webhook payloads report them, from what the revision recorded.
 
-// Further outcomes of finer decisions.
+// Further outcomes of decisions per field and attribute.
 const (
 	OutcomeCorrected     = "corrected"      // applied with the reviewer's correction instead of the proposed value
 	OutcomePartlyApplied = "partly_applied" // attributes: some proposed attributes were applied, not all

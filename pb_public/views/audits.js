@@ -2,8 +2,8 @@
 // (audit "pending"). A reviewer confirms one, or reverts it: the revision
 // is rolled back, its product's values before it restored. Closing audits
 // is how a policy that goes wrong is suspended.
-import * as api from './api.js';
-import { $, ago, h, message, replace } from './dom.js';
+import * as api from '../lib/api.js';
+import { $, ago, h, message, replace } from '../lib/dom.js';
 
 /** pendingAudits reads the revisions waiting for an audit, oldest first. */
 export function pendingAudits() {

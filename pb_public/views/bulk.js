@@ -5,9 +5,9 @@
 // server first: where proposals compete for a field, only the most
 // confident one is accepted and the others are left, as in every group
 // accept.
-import * as api from './api.js';
-import { $, message } from './dom.js';
-import * as outbox from './outbox.js';
+import * as api from '../lib/api.js';
+import { $, message } from '../lib/dom.js';
+import * as outbox from '../lib/outbox.js';
 import { filters, sort } from './queue.js';
 import { confirmDialog } from './group.js';
 
@@ -28,16 +28,22 @@ function plural(n, noun) {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** matching reads every pending revision the filters match, in the queue's order, up to the group limit (+1, to tell more). */
+/**
+ * matching reads every pending revision the filters match, in the queue's
+ * order, up to the group limit (+1, to tell more): {items, reasonRequired},
+ * reasonRequired as the server says of rejecting them.
+ */
 export async function matching() {
   const most = api.limits.planRevisions || 5000;
   const out = [];
+  let reasonRequired = false;
   for (let page = 1; out.length <= most; page++) {
     const list = await api.listQueue(filters(), sort(), page, outbox.excluded(), undefined, pageSize);
     out.push(...list.items);
+    reasonRequired ||= list.reasonRequired;
     if (page >= list.totalPages || list.items.length === 0) break;
   }
-  return out;
+  return { items: out, reasonRequired };
 }
 
 // skuList lists the SKUs of items for the dialog, each with its revision.
@@ -48,8 +54,9 @@ function skuList(items) {
 /** decideMatching accepts or rejects, after the dialog, every pending revision the filters match. */
 export async function decideMatching(status) {
   let items;
+  let reasonRequired;
   try {
-    items = await matching();
+    ({ items, reasonRequired } = await matching());
   } catch (err) {
     outbox.say(`Could not list the matching revisions: ${message(err)}`, { error: true });
     return;
@@ -64,11 +71,10 @@ export async function decideMatching(status) {
     return;
   }
   if (status === 'rejected') {
-    const org = api.pb.authStore.record?.expand?.organization || {};
     const answer = await confirmDialog({
       text: `Reject ${plural(items.length, 'pending revision')} matching the filters? Nothing of them is applied.`,
       details: skuList(items), okLabel: `Reject ${items.length}`, danger: true, why: true,
-      requireReason: Boolean(org.requireReason),
+      requireReason: reasonRequired,
     });
     if (!answer) return;
     const body = { status: 'rejected' };

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-func TestDecideFiner(t *testing.T) {
+func TestDecidePerField(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	text := func(s string) *string { return &s }
 	attrs := []StoredAttribute{{Attribute: "Color", Detail: "Red"}, {Attribute: "Size", Detail: "44"}, {Attribute: "Color", Detail: "Rouge"}}

@@ -3,8 +3,8 @@
 // reviewer's own, by whom (a person or a trust policy) and by API client,
 // a page at a time. Each opens in the revision view (#queue/ID), which
 // shows what became of each field.
-import * as api from './api.js';
-import { $, ago, h, message, replace, when } from './dom.js';
+import * as api from '../lib/api.js';
+import { $, ago, h, message, replace, when } from '../lib/dom.js';
 
 const state = { page: 1, whose: '', decidedBy: '', client: '', seq: 0 };
 let clients = null;
@@ -50,11 +50,10 @@ export async function showDecided(body) {
   await draw();
 }
 
-// fieldsOf names what a decided revision applied, or that it applied nothing.
+// fieldsOf names what a decided revision applied, as the server says, or that it applied nothing.
 function fieldsOf(r) {
-  if (r.status !== 'accepted') return '—';
-  const applied = Array.isArray(r.approvedFields) && r.approvedFields.length ? r.approvedFields : Object.keys(r.proposed || {});
-  return applied.map((f) => api.fieldLabels[f] || f).join(', ');
+  const applied = Array.isArray(r.applied) ? r.applied : [];
+  return applied.length ? applied.map((f) => api.fieldLabels[f] || f).join(', ') : '—';
 }
 
 // who names the decider for people: a person's email (a superuser's said

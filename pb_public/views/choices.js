@@ -1,16 +1,16 @@
-// Finer decisions on one revision: each proposed attribute ticked on its
-// own (approvedFields with attributes.NAME), a value edited before it is
-// accepted (corrections.js), a reason for each field or attribute not
+// The reviewer's choices on one revision, field by field: each proposed
+// attribute ticked on its own (approvedFields with attributes.NAME), a value edited before it is
+// accepted (lib/corrections.js), a reason for each field or attribute not
 // applied (fieldReasons), and beside each field the issues and evidence
-// that came with it (evidence.js). On a decided revision, each attribute
-// shows what became of it. decorate adds all this to the field blocks that
-// fields.js drew; decision reads it back as the body of a decision.
-import * as api from './api.js';
-import { h } from './dom.js';
-import * as corrections from './corrections.js';
-import * as evidence from './evidence.js';
-import { pendingFields } from './plan.js';
-import { attributeKey, attributeOutcome, pendingAttributes, proposedAttributes } from './outcomes.js';
+// that came with it (lib/evidence.js). On a decided revision, each
+// attribute shows what became of it, as the server says
+// (lib/review-state.js). decorate adds all this to the field blocks that
+// lib/fields.js drew; decision reads it back as the body of a decision.
+import * as api from '../lib/api.js';
+import { h } from '../lib/dom.js';
+import * as corrections from '../lib/corrections.js';
+import * as evidence from '../lib/evidence.js';
+import { attributeKey, attributeOutcome, pendingAttributes, pendingFields, proposedAttributes } from '../lib/review-state.js';
 
 const list = (v) => (Array.isArray(v) ? v : []);
 
@@ -39,7 +39,7 @@ function rows(block) {
 }
 
 /**
- * decorate adds the finer decisions to the field blocks in container for
+ * decorate adds the reviewer's choices to the field blocks in container for
  * rev: view {decidable, product}. A pending field block gets an editor, a
  * reason picker (shown while it is unticked), its issues and sources; the
  * attributes block a tick box, an editor and a reason picker per pending
@@ -50,7 +50,7 @@ export function decorate(container, rev, { decidable, product }) {
   for (const block of container.querySelectorAll('.field-block[data-field]')) {
     const field = block.dataset.field;
     const open = pending.includes(field);
-    const extra = h('div', { class: 'finer' });
+    const extra = h('div', { class: 'field-choices' });
     if (field === 'attributes') attributes(block, rev, { decidable: open, product });
     else if (open) {
       const tick = () => setTicked(block, true);
@@ -160,7 +160,7 @@ function syncField(field, boxes) {
   const on = boxes.filter((b) => b.checked).length;
   field.checked = on > 0;
   field.indeterminate = on > 0 && on < boxes.length;
-  const why = field.closest('.field-block')?.querySelector(':scope > .finer > .field-why');
+  const why = field.closest('.field-block')?.querySelector(':scope > .field-choices > .field-why');
   if (why) why.hidden = on > 0;
 }
 

@@ -4,8 +4,8 @@
 // reasons given, with the figures GET /api/enrichment/acceptance-rate
 // gives each client. Each chart has its table beside it, for people who
 // do not read charts and for the tests.
-import * as api from './api.js';
-import { $, h, message, replace, svg } from './dom.js';
+import * as api from '../lib/api.js';
+import { $, h, message, replace, svg } from '../lib/dom.js';
 
 let seq = 0;
 

@@ -1,7 +1,7 @@
 // The trust view: the trust policies, the audit queue and rollback, each a
 // section of its own (policies.js, audits.js, rollback.js).
-import * as api from './api.js';
-import { h, message, replace } from './dom.js';
+import * as api from '../lib/api.js';
+import { h, message, replace } from '../lib/dom.js';
 import { policiesSection } from './policies.js';
 import { auditsSection } from './audits.js';
 import { rollbackSection } from './rollback.js';

@@ -6,9 +6,8 @@ import { $, h } from './dom.js';
 
 let awaiting = null;
 
-/** why draws the reason picker and comment box for org's rules ({requireReason}). */
-export function why(org) {
-  const required = Boolean(org.requireReason);
+/** why draws the reason picker and comment box; required: the server says a reason is needed for what is left unapplied. */
+export function why({ required = false } = {}) {
   const reason = h('select', { id: 'reason', onkeydown: reasonKeys }, reasonOptions(required));
   return h('div', { class: 'why', id: 'why' },
     h('div', { class: 'field' },

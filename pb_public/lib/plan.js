@@ -2,13 +2,7 @@
 // before anything is sent: which proposal is picked for each field at
 // first (the server's plan says: api.plan), and what the reviewer's picks
 // send for each revision. Pure functions, no DOM, no requests.
-import { fieldNames } from './api.js';
-
-/** pendingFields are the fields of rev still waiting for a decision (proposed, not superseded). */
-export function pendingFields(rev) {
-  const superseded = new Set(rev.supersededFields || []);
-  return fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f) && !superseded.has(f));
-}
+import { pendingFields } from './review-state.js';
 
 /**
  * picksOf reads the server's plan of a group accept of one product's
@@ -48,9 +42,4 @@ export function planChoices(revisions, picks, { reason = '', comment = '' } = {}
     return { rev, fields, partial, body };
   });
   return [...out.filter((d) => d.fields.length), ...out.filter((d) => !d.fields.length)];
-}
-
-/** needsReason tells whether a decision leaves something of a revision unapplied. */
-export function needsReason(decision) {
-  return decision.body.status === 'rejected' || Boolean(decision.partial);
 }

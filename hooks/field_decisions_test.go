@@ -52,7 +52,7 @@ func supersedeAttribute(name string) func(testing.TB, *tests.TestApp) {
 	}
 }
 
-func TestFinerDecisions(t *testing.T) {
+func TestFieldDecisions(t *testing.T) {
 	f := fixture.Get(t)
 	var before map[string]any
 	snap := snapshot(&before, f.A, "SKU-1")
@@ -186,7 +186,7 @@ func TestFinerDecisions(t *testing.T) {
 	})
 }
 
-func TestFinerDecisionMultipart(t *testing.T) {
+func TestFieldDecisionMultipart(t *testing.T) {
 	f := fixture.Get(t)
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)

@@ -7,7 +7,7 @@
 // the field, when the revision is shown again.
 import { append, h, replace } from './dom.js';
 import { filesInline, textInline } from './fields.js';
-import { attributeKey } from './outcomes.js';
+import { attributeKey } from './review-state.js';
 import { fieldLabels } from './api.js';
 
 const drafts = new Map(); // revision id → Map key → value (a string, or a list for files)

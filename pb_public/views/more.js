@@ -4,7 +4,7 @@
 // are added to the page here; app.js asks route first whether the address
 // names one of them. Their code is read when a view is first shown, not
 // with the page: the queue does not wait for it.
-import { $, h, message, replace } from './dom.js';
+import { $, h, message, replace } from '../lib/dom.js';
 
 // onDemand is a view's drawing function, read from its module the first
 // time the view is shown.

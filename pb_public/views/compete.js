@@ -3,22 +3,23 @@
 // The reviewer picks one value per field (or keeps the product's); applying
 // the picks accepts each proposal for the fields picked from it and rejects
 // the others, with the reason and comment given, in one action.
-import * as api from './api.js';
-import { $, h } from './dom.js';
-import { compareAttributes, optionOf } from './diff.js';
-import { filesInline, formatDetail, labels, textInline } from './fields.js';
-import { needsReason, pendingFields, planChoices } from './plan.js';
-import { askReason, reasonAndComment, why } from './why.js';
+import * as api from '../lib/api.js';
+import { $, h } from '../lib/dom.js';
+import { compareAttributes, optionOf } from '../lib/diff.js';
+import { filesInline, formatDetail, labels, textInline } from '../lib/fields.js';
+import { planChoices } from '../lib/plan.js';
+import { pendingFields, reasonNeeded, reviewOf } from '../lib/review-state.js';
+import { askReason, reasonAndComment, why } from '../lib/why.js';
 
-let current = null; // {all, product, org, onDecide}
+let current = null; // {all, product, onDecide, sku}
 
 /**
  * render draws the proposals all (the revision opened first) for product:
  * {body, actions}, with picks (field → revision id) picked at first.
  * onAlone() shows the opened revision alone; onDecide is the revision view's.
  */
-export function render(all, { rev, product, options, picks, org, onAlone, onDecide }) {
-  current = { all, product, org, onDecide, sku: rev.sku };
+export function render(all, { rev, product, options, picks, onAlone, onDecide }) {
+  current = { all, product, onDecide, sku: rev.sku };
   const fields = api.fieldNames.filter((f) => all.some((r) => pendingFields(r).includes(f)));
   const clients = new Set(all.map((r) => r.apiClient)).size;
   const body = h('div', { class: 'compete' },
@@ -28,7 +29,7 @@ export function render(all, { rev, product, options, picks, org, onAlone, onDeci
       h('button', { type: 'button', class: 'link-button', id: 'show-alone', onclick: onAlone }, `Show revision #${rev.id} alone`)),
     fields.map((f, i) => choice(f, i + 1, all, picks[f], { product, options, opened: rev.id })),
     h('p', { class: 'plan', id: 'plan', 'aria-live': 'polite' }),
-    why(org));
+    why({ required: all.some((r) => reviewOf(r).reasonRequired) }));
   body.addEventListener('change', (e) => {
     if (e.target.matches('input[type=radio]')) showPlan();
   });
@@ -148,9 +149,9 @@ export function rejectAll() {
 }
 
 function decide(plan, verb) {
-  const { all, org, product, sku, onDecide } = current;
+  const { all, product, sku, onDecide } = current;
   const { reason } = reasonAndComment();
-  if (!reason && org.requireReason && plan.some(needsReason)) {
+  if (!reason && plan.some((d) => reasonNeeded(d.rev, d.fields))) {
     askReason(`Choose a reason for the proposals not applied (↑ ↓), then press Enter to ${verb.toLowerCase()}.`,
       () => decide(planChoices(all, picks(), reasonAndComment()), verb));
     return;

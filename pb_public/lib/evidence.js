@@ -90,7 +90,7 @@ export function others(rev, fields) {
 }
 
 /**
- * decorateChoices adds to the competing proposals' choices (compete.js,
+ * decorateChoices adds to the competing proposals' choices (views/compete.js,
  * in body) each proposal's model, its issues and sources for that field,
  * and marks its attributes a newer proposal of the same client superseded.
  */

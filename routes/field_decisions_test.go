@@ -13,10 +13,10 @@ import (
 	"github.com/pocketbase/dbx"
 )
 
-// Finer decisions through the API: attributes superseded one by one, one
+// Decisions per field and attribute through the API: attributes superseded one by one, one
 // attribute approved and corrected, a reason for a field, and what the
 // vendor sees of it in its revisions and in the webhook payload.
-func TestFinerDecisionsSeenByTheVendor(t *testing.T) {
+func TestFieldDecisionsSeenByTheVendor(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
 	f := fixture.Get(t)
 	app := f.NewApp(t)

@@ -3,7 +3,7 @@
 // change, and the reviewers' routes of the enrichment API (the vocabulary,
 // the queue, group plans and decisions, the overview), which keep a
 // reviewer to their organization the same way.
-import PocketBase from './vendor/pocketbase.es.js';
+import PocketBase from '../vendor/pocketbase.es.js';
 
 export const pb = new PocketBase(location.origin);
 // note: the SDK cancels a pending request when another one with the same
@@ -162,7 +162,8 @@ export function readAhead(queueAsk) {
  * reviewer's choices f ({client, band, template, sku}), without the
  * revisions of exclude (decided on the page but not yet, or just, sent),
  * from the server's queue route: {items, page, totalItems, totalPages,
- * counts}, counts by band value. around: the page that holds this revision
+ * counts, reasonRequired}, counts by band value; reasonRequired: the
+ * server says rejecting these needs a reason. around: the page that holds this revision
  * is read instead, when the queue holds it. Each item has rivals, how many
  * pending revisions its product has. pageSize: the page's size (the
  * vocabulary's, unless given).
@@ -171,7 +172,10 @@ export async function listQueue(f, sortKey, page, exclude, around, pageSize = li
   const query = queueQuery(f, sortKey, page, exclude, around, pageSize, sorts);
   const res = await once(`queue ${JSON.stringify(query)}`, () => readQueue(query));
   const counts = Object.fromEntries(res.bands.map((b) => [b.band === 'none' ? '' : b.band, b.count]));
-  return { items: res.items, page: res.page + 1, totalItems: res.totalElements, totalPages: res.totalPages, counts };
+  return {
+    items: res.items, page: res.page + 1, totalItems: res.totalElements, totalPages: res.totalPages, counts,
+    reasonRequired: Boolean(res.reasonRequired),
+  };
 }
 
 // queueQuery is the queue route's query for listQueue's arguments, with
@@ -184,7 +188,7 @@ function queueQuery(f, sortKey, page, exclude, around, pageSize, known) {
   if (f.sku) query.sku = f.sku;
   if (exclude.length) query.exclude = exclude.join(',');
   if (around) query.revision = around;
-  Object.assign(query, f.triage); // the triage filters and claimed, as the API names them (together.js)
+  Object.assign(query, f.triage); // the triage filters and claimed, as the API names them (views/together.js)
   return query;
 }
 
@@ -216,7 +220,7 @@ export function getRevision(id) {
 
 const proposalFields = [
   'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'base', 'supersededFields', 'apiClient',
-  'product', 'expand.apiClient.name', 'supersededAttributes', 'issues', 'sources', 'model',
+  'product', 'expand.apiClient.name', 'supersededAttributes', 'issues', 'sources', 'model', 'review',
 ].join(',');
 
 /** productProposals lists every pending revision of one product, from every client, highest confidence first. */

@@ -3,9 +3,9 @@
 // reload); the revision a reviewer opens is claimed for them (renewed while
 // it stays open, released when they move on or leave) and a revision that
 // another reviewer holds says who; and the queue's triage filters.
-import * as api from './api.js';
-import { $, h, message, replace, when } from './dom.js';
-import * as outbox from './outbox.js';
+import * as api from '../lib/api.js';
+import { $, h, message, replace, when } from '../lib/dom.js';
+import * as outbox from '../lib/outbox.js';
 import * as queue from './queue.js';
 
 // renewMs renews a claim well within its 120 s.
@@ -203,11 +203,4 @@ function readTriage() {
   if ($('#f-issues').checked) out.issues = 'true';
   if ($('#f-claimed').checked) out.claimed = 'include';
   return out;
-}
-
-/** claimMark says in a queue item who else holds its revision. */
-export function claimMark(claim) {
-  if (!claim || claim.mine) return null;
-  const who = claim.name || claim.email;
-  return h('span', { class: 'claimed', title: `${who} (${claim.email}) is reviewing it` }, `${who} is reviewing · `);
 }

@@ -2,8 +2,8 @@
 // policy lets one API client's proposals be accepted without a person once
 // its measured precision earns it, under audit. Reviewers list, create and
 // edit them; the service sets the state, the measurements and the reason.
-import * as api from './api.js';
-import { $, h, message, replace, when } from './dom.js';
+import * as api from '../lib/api.js';
+import { $, h, message, replace, when } from '../lib/dom.js';
 
 const editable = ['apiClient', 'template', 'fields', 'minConfidence', 'targetPrecision', 'minReviewed', 'auditRate', 'enabled'];
 const defaults = { minConfidence: 80, targetPrecision: 0.95, minReviewed: 200, auditRate: 0.05, enabled: true };

@@ -1,11 +1,14 @@
 // The queue of pending revisions: filters, counts per band, the list with
 // the revision shown (one Tab stop; arrows, j and k move), the revisions
-// selected for a group decision, and paging. Revisions decided on the page
+// selected for a group decision (selection.js), and paging; the filters
+// live in the address too (queue-address.js). Revisions decided on the page
 // but not yet sent (outbox.excluded) are left out of lists and counts.
-import * as api from './api.js';
-import { $, ago, h, message, replace } from './dom.js';
-import * as outbox from './outbox.js';
-import { claimMark } from './together.js';
+import * as api from '../lib/api.js';
+import { $, ago, h, message, replace } from '../lib/dom.js';
+import * as outbox from '../lib/outbox.js';
+import { claimMark } from '../lib/claims.js';
+import { fromAddress, writeAddress } from '../lib/queue-address.js';
+import * as selection from './selection.js';
 
 const state = {
   filters: { client: '', band: 'all', template: '', sku: '', triage: {} }, // triage: together.js
@@ -14,10 +17,9 @@ const state = {
   totalPages: 1,
   totalItems: 0,
   items: [],
+  reasonRequired: false, // the server says rejecting the queue's revisions needs a reason
   index: -1, // the revision shown, when it is on this page
   alone: null, // the id of a revision shown that the list does not hold
-  selected: new Map(), // id → item, for group decisions, across pages
-  anchor: -1, // where a shift-selection started
   clients: [],
   loadSeq: 0,
   loading: 0, // loads under way
@@ -59,26 +61,11 @@ export function initQueue({ onSelect, onGroup, onAhead }) {
   $('#f-client').addEventListener('change', () => {
     if (state.filters.client) $('#bulk-client').value = state.filters.client;
   });
-  $('#selection-accept').addEventListener('click', () => onGroup('accepted', [...state.selected.values()]));
-  $('#selection-reject').addEventListener('click', () => onGroup('rejected', [...state.selected.values()]));
-  $('#selection-clear').addEventListener('click', () => clearSelection());
+  selection.initSelection({ onFocusLost: focusCurrent });
+  $('#selection-accept').addEventListener('click', () => onGroup('accepted', selection.selectedItems()));
+  $('#selection-reject').addEventListener('click', () => onGroup('rejected', selection.selectedItems()));
+  $('#selection-clear').addEventListener('click', () => selection.clearSelection());
   $('#queue-list').addEventListener('keydown', listKeys);
-}
-
-// The filters are in the address (?client=…&band=…&sku=…, and the triage
-// filters by their API names: ?field=…&q=…), so that a reload or a shared
-// link keeps them.
-const addressKeys = ['client', 'template', 'sku', 'band', 'sort'];
-const triageKeys = ['field', 'brand', 'category', 'olderThan', 'q', 'competing', 'issues', 'claimed'];
-
-function writeAddress() {
-  const q = new URLSearchParams();
-  const f = { ...state.filters, band: state.filters.band === 'all' ? '' : state.filters.band || 'none', sort: state.sort };
-  if (f.sort === api.sorts[0]?.value) f.sort = '';
-  for (const k of addressKeys) if (f[k]) q.set(k, f[k]);
-  for (const k of triageKeys) if (state.filters.triage[k]) q.set(k, state.filters.triage[k]);
-  const search = q.size ? `?${q}` : '';
-  if (search !== location.search) history.replaceState(history.state, '', `${location.pathname}${search}${location.hash}`);
 }
 
 function readAddress() {
@@ -86,18 +73,6 @@ function readAddress() {
   Object.assign(state.filters, f);
   state.sort = sortKey;
   $('#f-sku').value = state.filters.sku;
-}
-
-// fromAddress reads the filters and order the address names over the
-// defaults, with the orders known: {f, sortKey}, as api.listQueue takes them.
-function fromAddress(known) {
-  const q = new URLSearchParams(location.search);
-  const f = { client: '', band: 'all', template: '', sku: '' };
-  for (const k of ['client', 'template', 'sku']) if (q.has(k)) f[k] = q.get(k);
-  if (q.has('band')) f.band = q.get('band') === 'none' ? '' : q.get('band');
-  f.triage = Object.fromEntries(triageKeys.filter((k) => q.get(k)).map((k) => [k, q.get(k)]));
-  const sortKey = known.some((s) => s.value === q.get('sort')) ? q.get('sort') : known[0]?.value;
-  return { f, sortKey };
 }
 
 /**
@@ -159,7 +134,7 @@ export function clientName(id) {
 export async function reload({ keepId, around } = {}) {
   if (!api.pb.authStore.isValid) return; // note: signed out meanwhile
   const seq = ++state.loadSeq;
-  writeAddress();
+  writeAddress(state.filters, state.sort, api.sorts[0]?.value);
   const moves = state.moves;
   const startId = keepId !== undefined ? keepId : current()?.id;
   const exclude = outbox.excluded();
@@ -185,6 +160,7 @@ export async function reload({ keepId, around } = {}) {
     const changed = JSON.stringify(items.map(asDrawn)) !== JSON.stringify(state.items.map(asDrawn));
     state.items = items;
     state.totalItems = list.totalItems;
+    state.reasonRequired = list.reasonRequired;
     state.totalPages = Math.max(1, list.totalPages);
     if (JSON.stringify([counts, state.filters.band]) !== state.bandsDrawn) renderBands(counts);
     let index = state.items.findIndex((r) => r.id === (state.alone ?? wanted));
@@ -266,15 +242,15 @@ function renderList() {
     const fields = api.fieldNames.filter((f) => r.proposed && Object.hasOwn(r.proposed, f));
     // note: an item finds its place when clicked: decided ones leave the list without drawing it again
     const at = () => state.items.findIndex((x) => x.id === r.id);
-    return h('li', { class: state.selected.has(r.id) ? 'picked' : null },
+    return h('li', { class: selection.isSelected(r.id) ? 'picked' : null },
       h('input', {
-        type: 'checkbox', class: 'sel', tabindex: '-1', checked: state.selected.has(r.id),
+        type: 'checkbox', class: 'sel', tabindex: '-1', checked: selection.isSelected(r.id),
         'aria-label': `Select ${r.sku}`, dataset: { id: r.id },
-        onclick: (e) => toggle(at(), { range: e.shiftKey }),
+        onclick: (e) => selection.toggle(state.items, at(), { range: e.shiftKey }),
       }),
       h('button', {
         type: 'button', class: 'item', dataset: { id: r.id, sku: r.sku }, tabindex: '-1',
-        onclick: (e) => (e.shiftKey ? toggle(at(), { range: true }) : select(at(), { focus: true, open: true })),
+        onclick: (e) => (e.shiftKey ? selection.toggle(state.items, at(), { range: true }) : select(at(), { focus: true, open: true })),
       },
       h('span', { class: `conf band-${r.confidenceBand || 'none'}`, title: 'Confidence' },
         r.confidenceBand ? String(r.confidence) : '–'),
@@ -288,7 +264,7 @@ function renderList() {
   markCurrent();
   if (hadFocus) focusCurrent();
   renderSummary();
-  renderSelection();
+  selection.renderSelection();
 }
 
 // dropItems takes the items of ids off the list drawn, keeping the others
@@ -302,7 +278,7 @@ function dropItems(ids) {
   markCurrent();
   if (hadFocus) focusCurrent();
   renderSummary();
-  renderSelection();
+  selection.renderSelection();
 }
 
 // rivalsMark says that n proposals wait for one product, when they compete.
@@ -319,22 +295,6 @@ function renderSummary() {
   $('#page-info').textContent = `Page ${state.page} of ${state.totalPages}`;
   $('#page-prev').disabled = state.page <= 1;
   $('#page-next').disabled = state.page >= state.totalPages;
-}
-
-function renderSelection() {
-  const n = state.selected.size;
-  // note: the focus on a button of the bar being hidden (Clear) goes to the list, not to the page
-  const lost = n === 0 && $('#selection').contains(document.activeElement);
-  $('#selection').hidden = n === 0;
-  if (lost) focusCurrent();
-  $('#selection-count').textContent = `${n} selected`;
-  for (const li of $('#queue-list').children) {
-    const id = li.querySelector('.item')?.dataset.id;
-    const on = state.selected.has(id);
-    li.classList.toggle('picked', on);
-    const box = li.querySelector('.sel');
-    if (box) box.checked = on;
-  }
 }
 
 // markCurrent marks the revision shown and makes it the list's one Tab stop.
@@ -400,7 +360,7 @@ export async function move(step, { extend = false } = {}) {
   if (next >= 0 && next < state.items.length) {
     if (extend) setSelected(state.items[next], true);
     select(next, { focus });
-    renderSelection();
+    selection.renderSelection();
   } else if (step > 0 && state.page < state.totalPages) {
     state.page++;
     state.index = 0;
@@ -426,32 +386,7 @@ function listKeys(e) {
 
 /** toggleCurrent selects or unselects the revision shown (shift: the range from the last one). */
 export function toggleCurrent({ range = false } = {}) {
-  if (state.index >= 0) toggle(state.index, { range });
-}
-
-function toggle(i, { range = false }) {
-  const item = state.items[i];
-  if (!item) return;
-  if (range && state.anchor >= 0 && state.anchor < state.items.length) {
-    const [a, b] = [Math.min(state.anchor, i), Math.max(state.anchor, i)];
-    for (let j = a; j <= b; j++) setSelected(state.items[j], true);
-  } else {
-    setSelected(item, !state.selected.has(item.id));
-  }
-  state.anchor = i;
-  renderSelection();
-}
-
-function setSelected(item, on) {
-  if (on) state.selected.set(item.id, item);
-  else state.selected.delete(item.id);
-}
-
-/** clearSelection unselects every revision. */
-export function clearSelection() {
-  state.selected.clear();
-  state.anchor = -1;
-  renderSelection();
+  if (state.index >= 0) selection.toggle(state.items, state.index, { range });
 }
 
 /**
@@ -461,7 +396,7 @@ export function clearSelection() {
  */
 export function decided(ids) {
   const gone = new Set(ids);
-  for (const id of ids) state.selected.delete(id);
+  selection.unselect(ids);
   const shownId = current()?.id ?? state.alone;
   const wasShown = shownId && gone.has(shownId);
   if (wasShown) state.alone = null;
@@ -544,6 +479,11 @@ export function setTriage(triage) {
   state.filters.triage = triage;
   state.page = 1;
   reload();
+}
+
+/** reasonRequired tells whether the server says rejecting the queue's revisions needs a reason. */
+export function reasonRequired() {
+  return state.reasonRequired;
 }
 
 /** holds tells whether the list shows revision id. */

@@ -2,20 +2,20 @@
 // against the product now, the reason and comment, and the decision
 // buttons. When other proposals wait for the same product, they are shown
 // together (compete.js) so the reviewer picks one value per field.
-import * as api from './api.js';
-import * as finer from './finer.js';
-import * as evidence from './evidence.js';
-import * as corrections from './corrections.js';
-import { fieldOutcome } from './outcomes.js';
-import { $, h, message, replace, when } from './dom.js';
-import { changedSince, optionIds } from './diff.js';
-import { fieldBlock, labels } from './fields.js';
-import { pendingFields, picksOf } from './plan.js';
+import * as api from '../lib/api.js';
+import * as choices from './choices.js';
+import * as evidence from '../lib/evidence.js';
+import * as corrections from '../lib/corrections.js';
+import { fieldOutcome, leftUnapplied, pendingFields, reasonNeeded, reviewOf } from '../lib/review-state.js';
+import { $, h, message, replace, when } from '../lib/dom.js';
+import { changedSince, optionIds } from '../lib/diff.js';
+import { fieldBlock, labels } from '../lib/fields.js';
+import { picksOf } from '../lib/plan.js';
 import * as compete from './compete.js';
-import { askReason, reasonAndComment, resetReason, setStatus, why } from './why.js';
-import { keepDraft, restoreDraft } from './draft.js';
-import { legend } from './shortcuts.js';
-import { zoomable } from './zoom.js';
+import { askReason, reasonAndComment, resetReason, setStatus, why } from '../lib/why.js';
+import { keepDraft, restoreDraft } from '../lib/draft.js';
+import { legend } from '../lib/shortcuts.js';
+import { zoomable } from '../lib/zoom.js';
 
 const state = {
   id: null, rev: null, proposals: null, picks: {}, seq: 0,
@@ -136,31 +136,18 @@ function restoreFocus(id) {
   requestAnimationFrame(() => target.isConnected && target.scrollIntoView({ block: 'nearest' }));
 }
 
-/** organization is the revision's organization record (its rules for reasons and age). */
-function organization(rev) {
-  return rev.expand?.organization || api.pb.authStore.record?.expand?.organization || {};
-}
-
-// overdue tells whether a pending revision waited longer than its
-// organization allows: the server expires it at the first attempt.
-function overdue(rev) {
-  const days = Number(organization(rev).proposalTtlDays || 0);
-  if (rev.status !== 'pending' || days <= 0) return false;
-  const created = new Date(String(rev.created).replace(' ', 'T')).getTime();
-  return created + days * 86400000 < Date.now();
-}
-
 function render() {
   const rev = state.rev;
   const product = rev.expand?.product;
-  const decidable = rev.status === 'pending' && !overdue(rev);
+  const review = reviewOf(rev);
+  const decidable = review.decidable;
   const rivals = decidable ? state.proposals.filter((p) => p.id !== rev.id) : [];
   const together = rivals.length > 0 && !state.alone;
   const head = header(rev, product);
   if (together) {
     const all = [rev, ...rivals].map((p) => (p.id === rev.id ? { ...p, ...rev } : p));
     const view = compete.render(all, {
-      rev, product, options: state.options, picks: state.picks, org: organization(rev),
+      rev, product, options: state.options, picks: state.picks,
       onAlone: () => { state.alone = true; render(); },
       onDecide: (d) => state.onDecide(d),
     });
@@ -171,14 +158,14 @@ function render() {
     restoreDraft(rev.id);
     return;
   }
-  const fields = api.fieldNames.filter((f) => rev.proposed && Object.hasOwn(rev.proposed, f));
+  const fields = review.fields.map((f) => f.name); // the proposed fields, in the API's order
   const pending = pendingFields(rev);
   const changed = decidable && product ? pending.filter((f) => changedSince(f, product[f], rev.base?.[f])) : [];
   const blocks = h('div', { class: 'fields' }, fields.map((f, i) => fieldBlock(f, i + 1, rev, {
     product, options: state.options, decidable, changed: changed.includes(f),
     state: fieldState(rev, f), now: rev.status === 'pending',
   })));
-  finer.decorate(blocks, rev, { decidable, product });
+  choices.decorate(blocks, rev, { decidable, product });
   replace($('#revision-body'),
     head,
     warnings(rev, product, changed),
@@ -190,7 +177,7 @@ function render() {
     evidence.modelLine(rev),
     evidence.others(rev, fields),
     blocks,
-    decidable ? why(organization(rev)) : null);
+    decidable ? why({ required: review.reasonRequired }) : null);
   replace($('#decide-actions'), decidable ? decisionButtons(rev, product, pending) : null);
   legend({ rejectAll: 0 });
   restoreDraft(rev.id);
@@ -251,8 +238,8 @@ export function context(product) {
 function warnings(rev, product, changed) {
   const out = [];
   if (rev.status === 'pending') {
-    if (overdue(rev)) {
-      out.push(`This proposal waited longer than the organization allows (${organization(rev).proposalTtlDays} days): ` +
+    if (reviewOf(rev).overdue) {
+      out.push(`This proposal waited longer than the organization allows (${reviewOf(rev).ttlDays} days): ` +
         'it expires and cannot be decided.');
     } else if (!product) {
       out.push('The product of this revision no longer exists: it can only be rejected.');
@@ -267,7 +254,7 @@ function warnings(rev, product, changed) {
   return out.length ? h('div', { class: 'warning', role: 'alert', id: 'rev-warning' }, out.map((w) => h('p', {}, '⚠ ', w))) : null;
 }
 
-/** fieldState is one proposed field's state, as GET /api/enrichment/revisions shows it. */
+/** fieldState is one proposed field's state, as the server says (GET /api/enrichment/revisions shows the same). */
 export function fieldState(rev, field) {
   return fieldOutcome(rev, field);
 }
@@ -356,31 +343,31 @@ export function focusComment() {
 
 function decidableRev() {
   const rev = state.rev;
-  if (!rev || rev.status !== 'pending' || overdue(rev) || !$('#decide-actions button')) return null;
+  if (!rev || !reviewOf(rev).decidable || !$('#decide-actions button')) return null;
   return rev;
 }
 
-// decideShown decides the revision on screen as the view says (finer.js):
+// decideShown decides the revision on screen as the view says (choices.js):
 // the fields and attributes ticked (which: 'ticked'; null: everything
 // pending), the values edited, the reasons per field, the reason and the
 // comment.
 function decideShown(status, which) {
   const rev = decidableRev();
   if (!rev) return;
-  const d = finer.decision(rev, status, { all: which !== 'ticked' });
+  const d = choices.decision(rev, status, { all: which !== 'ticked' });
   if (d.nothing) {
     setStatus('Tick at least one field to accept, or reject the revision.');
     return;
   }
   const { reason, comment } = reasonAndComment();
-  const unapplied = status === 'rejected' || d.partial;
+  const unapplied = leftUnapplied(rev, d.applied).length > 0;
   // note: a reason is for what is not applied; accepting everything would drop it
   if (!unapplied && reason) {
     setStatus('A reason is for rejecting or accepting in part: untick the fields not to apply (then s), reject (r), or clear the reason to accept all.');
     $('#reason')?.focus();
     return;
   }
-  if (unapplied && !reason && !d.fieldReasons && organization(rev).requireReason) {
+  if (!reason && !d.fieldReasons && reasonNeeded(rev, d.applied)) {
     askReason(`Choose a reason (↑ ↓), or one beside a field, then press Enter to ${status === 'rejected' ? 'reject' : 'accept the ticked fields'}.`,
       () => decideShown(status, which));
     return;

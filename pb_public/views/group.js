@@ -5,12 +5,13 @@
 // field: where proposals compete, only the one with the highest confidence
 // is accepted and the others are left, and the dialog says which. The
 // server plans what a group accept applies and decides a group in one
-// request (outbox.js).
-import * as api from './api.js';
-import { $, h, message, replace } from './dom.js';
-import * as outbox from './outbox.js';
-import { clearSelection, clientName } from './queue.js';
-import { reasonOptions } from './why.js';
+// request (lib/outbox.js).
+import * as api from '../lib/api.js';
+import { $, h, message, replace } from '../lib/dom.js';
+import * as outbox from '../lib/outbox.js';
+import { clientName, reasonRequired } from './queue.js';
+import { clearSelection } from './selection.js';
+import { reasonOptions } from '../lib/why.js';
 
 let hold = () => {};
 
@@ -112,10 +113,9 @@ async function bulkAccept() {
 export async function decideSelected(status, items) {
   if (!items.length) return;
   if (status === 'rejected') {
-    const org = api.pb.authStore.record?.expand?.organization || {};
     const answer = await confirmDialog({
       text: `Reject ${plural(items.length, 'selected revision')}? Nothing of them is applied.`,
-      okLabel: `Reject ${items.length}`, danger: true, why: true, requireReason: Boolean(org.requireReason),
+      okLabel: `Reject ${items.length}`, danger: true, why: true, requireReason: reasonRequired(),
     });
     if (!answer) return;
     const body = { status: 'rejected' };

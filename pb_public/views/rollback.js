@@ -3,8 +3,8 @@
 // what one applied, its value before is restored, else it is counted as a
 // conflict and left alone. A dry run says first how many revisions, fields
 // and products; nothing is sent until the reviewer confirms those counts.
-import * as api from './api.js';
-import { h, message, replace } from './dom.js';
+import * as api from '../lib/api.js';
+import { h, message, replace } from '../lib/dom.js';
 
 /** rollback sends POST /api/enrichment/review/rollbacks: {revisions, restored, conflicts, products}. */
 export function rollback(body) {
