@@ -31,8 +31,15 @@ func registerRevisionReview(app core.App) {
 			if err != nil {
 				return err
 			}
-			e.Record.WithCustomData(true)
 			e.Record.Set(reviewKey, state)
+			// note: exporting custom data exports all of it; the hooks' own
+			// (the decider handed from the request hook, say) stays hidden
+			for key := range e.Record.CustomData() {
+				if key != reviewKey {
+					e.Record.Hide(key)
+				}
+			}
+			e.Record.WithCustomData(true)
 			return nil
 		},
 	})

@@ -136,7 +136,7 @@ func TestRevisionReviewState(t *testing.T) {
 				}
 			}}),
 		{name: "a decision answers with the state after it", url: revPartial, as: reviewerA,
-			body: `{"status":"accepted","approvedFields":["name"]}`, status: 200,
+			body: `{"status":"accepted","approvedFields":["name"]}`, status: 200, absent: []string{"@enrichment"},
 			check: wantReview("- - ttl=90 - | name:applied:--- slug:not_applied:--- attributes:not_applied:--- | Material:not_applied:---")},
 	})
 }
