@@ -220,7 +220,7 @@ export function getRevision(id) {
 
 const proposalFields = [
   'id', 'sku', 'confidence', 'confidenceBand', 'created', 'status', 'proposed', 'base', 'supersededFields', 'apiClient',
-  'product', 'expand.apiClient.name', 'supersededAttributes', 'issues', 'sources', 'model', 'review',
+  'product', 'expand.apiClient.name', 'issues', 'sources', 'model', 'review',
 ].join(',');
 
 /** productProposals lists every pending revision of one product, from every client, highest confidence first. */

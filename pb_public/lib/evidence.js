@@ -5,6 +5,7 @@
 // opens in a new tab without telling the site where it came from.
 import { h } from './dom.js';
 import { fieldLabels } from './api.js';
+import { attributeOutcome } from './review-state.js';
 
 const list = (v) => (Array.isArray(v) ? v : []);
 
@@ -92,7 +93,8 @@ export function others(rev, fields) {
 /**
  * decorateChoices adds to the competing proposals' choices (views/compete.js,
  * in body) each proposal's model, its issues and sources for that field,
- * and marks its attributes a newer proposal of the same client superseded.
+ * and marks its attributes a newer proposal of the same client superseded,
+ * as the server says.
  */
 export function decorateChoices(body, all) {
   const byId = new Map(all.map((r) => [String(r.id), r]));
@@ -103,9 +105,8 @@ export function decorateChoices(body, all) {
       if (!r) continue;
       const m = r.model;
       if (m && typeof m === 'object' && m.name) option.querySelector('.who')?.append(` · model ${m.name} ${m.version ?? ''}`.trimEnd());
-      const gone = new Set(list(r.supersededAttributes));
       for (const li of option.querySelectorAll('li[data-attribute]')) {
-        if (gone.has(li.dataset.attribute)) li.append(' ', h('span', { class: 'badge fs-superseded' }, 'superseded'));
+        if (attributeOutcome(r, li.dataset.attribute) === 'superseded') li.append(' ', h('span', { class: 'badge fs-superseded' }, 'superseded'));
       }
       const more = beside(r, field, `-${r.id}`);
       if (more) option.querySelector('.val')?.append(more);

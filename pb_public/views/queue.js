@@ -355,10 +355,10 @@ export function select(index, { focus = false, force = false, open = false } = {
 /** move goes to the next (+1) or previous (-1) revision, across pages; extend: select on the way. */
 export async function move(step, { extend = false } = {}) {
   const focus = $('#queue-list').contains(document.activeElement);
-  if (extend && state.index >= 0) setSelected(state.items[state.index], true);
+  if (extend && state.index >= 0) selection.selectItem(state.items[state.index]);
   const next = state.index < 0 ? 0 : state.index + step;
   if (next >= 0 && next < state.items.length) {
-    if (extend) setSelected(state.items[next], true);
+    if (extend) selection.selectItem(state.items[next]);
     select(next, { focus });
     selection.renderSelection();
   } else if (step > 0 && state.page < state.totalPages) {

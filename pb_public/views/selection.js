@@ -40,6 +40,11 @@ export function toggle(items, i, { range = false } = {}) {
   renderSelection();
 }
 
+/** selectItem selects item (a queue item), without drawing. */
+export function selectItem(item) {
+  state.selected.set(item.id, item);
+}
+
 /** unselect drops revisions ids from the selection (decided ones), without drawing. */
 export function unselect(ids) {
   for (const id of ids) state.selected.delete(id);
