@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -28,7 +29,7 @@ const maxOlderThan = 36500
 // reviewers together: claimed and the triage filters (docs/api.md); each
 // bad value is added to errs under its name.
 func readQueueTogether(e *core.RequestEvent, values url.Values, q *store.QueueQuery, errs validation.Errors) {
-	q.Now = clockOf(e.App)()
+	q.Now = clock.Now(e.App)
 	if e.Auth.Collection().Name == schema.Reviewers {
 		q.Viewer = e.Auth.Id
 	}

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
@@ -240,7 +240,7 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 	}
 	enrichment.Supersede(older, created)
 
-	now := time.Now()
+	now := clock.Now(s.app)
 	stamp := FormatTime(now)
 	q := s.db().NewQuery(revisionInsert).Prepare()
 	defer q.Close()
