@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/chromedp/chromedp"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -28,8 +28,8 @@ func TestOverdueByTheServersClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := s.submit(a, "both", proposal{"SKU-1", 90, enrichment.Fields{Name: ptr("Runner Overdue")}})[0]
-	later := time.Now().Add(60 * 24 * time.Hour)
-	s.app.Store().Set(store.ClockKey, func() time.Time { return later })
+	later := clock.Now(s.app).Add(60 * 24 * time.Hour)
+	clock.Set(s.app, func() time.Time { return later })
 	s.addReviewer(a.Org, "ann@alpha.example")
 
 	ctx := newTab(t)

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -27,7 +28,7 @@ func registerRevisionReview(app core.App) {
 			if !reviewsFor(e.RequestInfo, org) {
 				return nil
 			}
-			state, err := store.New(e.App).ReviewState(enrichment.Org(org), e.Record.Id, store.Clock(e.App)())
+			state, err := store.New(e.App).ReviewState(enrichment.Org(org), e.Record.Id, clock.Now(e.App))
 			if err != nil {
 				return err
 			}

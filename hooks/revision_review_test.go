@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
@@ -70,7 +71,7 @@ func mixedStates(t testing.TB, app *tests.TestApp) {
 // overdueNew makes revNew wait 31 days, longer than organization A allows.
 func overdueNew(t testing.TB, app *tests.TestApp) {
 	mixedStates(t, app)
-	created := store.FormatTime(time.Now().Add(-31 * 24 * time.Hour))
+	created := store.FormatTime(clock.Now(app).Add(-31 * 24 * time.Hour))
 	if _, err := app.DB().Update("revisions", dbx.Params{"created": created}, dbx.HashExp{"id": revNew}).Execute(); err != nil {
 		t.Fatal(err)
 	}
