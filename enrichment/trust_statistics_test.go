@@ -153,7 +153,7 @@ func TestWithdraws(t *testing.T) {
 		}
 	}
 	// each version alone passes (4 of 5: upper 97.2%), all together do not
-	// (16 of 20: upper 94.4%)
+	// (16 of 20: upper 93.1%)
 	mixed := join(run(v1, 4, 1), run(v2, 4, 1), run(ModelVersion{"sim", "3"}, 4, 1), run(ModelVersion{"sim", "4"}, 4, 1))
 	if got, reason := Withdraws(mixed, 0.95); !got || !strings.Contains(reason, "of all versions (sim 1, sim 2, sim 3, sim 4)") {
 		t.Errorf("16 of 20 in all (upper %.3f): %v %q", WilsonUpper(16, 20, SuspensionZ), got, reason)

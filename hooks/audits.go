@@ -72,17 +72,20 @@ func auditError(code, message, detail string) error {
 // afterAudit applies what closing rev's audit does, in the transaction that
 // saved it: a reverted one is rolled back (store.Rollback of that one
 // revision, by whoever closed the audit), and rev then shows the revision
-// as the rollback left it; then the policy's closed audits may suspend it
-// (enrichment.Suspends). reverted tells whether a rollback happened.
+// as the rollback left it; the audit is counted in the trust counters
+// (store.CountAudit); then the policy's audits closed since it became
+// active may suspend it (enrichment.Withdraws). reverted tells whether a
+// rollback happened.
 func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
 	st := store.New(app)
-	if rev.GetString("audit") == enrichment.AuditReverted {
+	org := enrichment.Org(rev.GetString("organization"))
+	confirmed := rev.GetString("audit") == enrichment.AuditConfirmed
+	if !confirmed {
 		id, err := recordID(rev)
 		if err != nil {
 			return false, err
 		}
-		res, err := st.Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
-			rev.GetString("auditedBy"), time.Now())
+		res, err := st.Rollback(org, store.RollbackSelection{Revision: id}, rev.GetString("auditedBy"), time.Now())
 		if err != nil {
 			return false, fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
 		}
@@ -97,23 +100,32 @@ func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
 			}
 		}
 	}
+	if err := st.CountAudit(org, rev.Id, confirmed, time.Now()); err != nil {
+		return reverted, err
+	}
 	id := rev.GetString("policy")
 	if id == "" {
 		return reverted, nil
 	}
+	return reverted, judgePolicy(app, st, id)
+}
+
+// judgePolicy suspends an enabled policy that is not suspended when its
+// audits closed since it last became active withdraw it.
+func judgePolicy(app core.App, st *store.Store, id string) error {
 	p, err := st.FindPolicy(id)
 	if err != nil {
-		return reverted, err
+		return err
 	}
-	if !p.Enabled || p.State == enrichment.PolicySuspended {
-		return reverted, nil
+	if !p.Enabled || p.State == enrichment.PolicySuspended || p.ActivatedAt.IsZero() {
+		return nil
 	}
-	closed, err := st.ClosedAudits(id, p.EnabledAt.Time())
+	closed, err := st.ClosedAudits(id, p.ActivatedAt.Time())
 	if err != nil {
-		return reverted, err
+		return err
 	}
-	if suspend, reason := enrichment.Suspends(closed, p.TargetPrecision); suspend {
-		return reverted, SuspendPolicy(app, id, reason, time.Now())
+	if suspend, reason := enrichment.Withdraws(closed, p.TargetPrecision); suspend {
+		return SuspendPolicy(app, id, reason, time.Now())
 	}
-	return reverted, nil
+	return nil
 }
