@@ -24,7 +24,7 @@ import (
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
-	TrustTick    = time.Second      // how often active policies act
+	TrustTick    = time.Second     // how often active policies act
 	TrustRefresh = 2 * time.Second // how often measurements and states are brought up to date: a person deciding is not kept waiting on activation
 	// note: what a step reads it accepts in one transaction: under a load of
 	// writers, each transaction first waits its turn for SQLite's writer

@@ -283,7 +283,7 @@ func (s *Store) Measure(p Policy, now time.Time) (enrichment.Measurement, error)
 // newest SuspensionWindow of every version it accepted from, many at once.
 const maxClosedAudits = 20 * enrichment.SuspensionWindow
 
-// modelVersionSQL reads a revision r's model name and version ('' and ''
+// modelVersionSQL reads a revision r's model name and version (” and ”
 // without a model).
 const modelVersionSQL = `COALESCE(CASE WHEN json_valid(r.[[model]]) THEN json_extract(r.[[model]], '$.name') END, '') AS [[name]],
 	COALESCE(CASE WHEN json_valid(r.[[model]]) THEN json_extract(r.[[model]], '$.version') END, '') AS [[version]]`
