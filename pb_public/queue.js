@@ -6,6 +6,7 @@ import * as api from './api.js';
 import { $, ago, h, message, replace } from './dom.js';
 import * as outbox from './outbox.js';
 import { claimMark } from './together.js';
+import { drawVersionReject } from './version_reject.js';
 
 const state = {
   filters: { client: '', band: 'all', template: '', sku: '', triage: {} }, // triage: together.js
@@ -69,7 +70,7 @@ export function initQueue({ onSelect, onGroup, onAhead }) {
 // filters by their API names: ?field=…&q=…), so that a reload or a shared
 // link keeps them.
 const addressKeys = ['client', 'template', 'sku', 'band', 'sort'];
-const triageKeys = ['field', 'brand', 'category', 'olderThan', 'q', 'competing', 'issues', 'claimed'];
+const triageKeys = ['field', 'brand', 'category', 'olderThan', 'q', 'model', 'modelVersion', 'competing', 'issues', 'claimed'];
 
 function writeAddress() {
   const q = new URLSearchParams();
@@ -315,6 +316,7 @@ function renderSummary() {
   $('#queue-summary').textContent = state.totalItems === 0
     ? 'Nothing pending here.'
     : `${state.totalItems} pending · ${from + 1}–${from + state.items.length} shown`;
+  drawVersionReject(state.filters, state.totalItems, () => reload());
   $('#pager').hidden = state.totalPages <= 1;
   $('#page-info').textContent = `Page ${state.page} of ${state.totalPages}`;
   $('#page-prev').disabled = state.page <= 1;
