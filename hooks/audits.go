@@ -24,7 +24,10 @@ import (
 // stamps who closed it when. Only app (the transaction) is used.
 func closesAudit(app core.App, stored, rev *core.Record) (bool, error) {
 	to, from := rev.GetString("audit"), stored.GetString("audit")
-	if to == from {
+	// note: an update that leaves the audit as it read it closes nothing,
+	// even when a policy accepted the revision (and drew it for audit)
+	// since: it is a decision, refused as final
+	if to == from || to == rev.Original().GetString("audit") {
 		return false, nil
 	}
 	if from != enrichment.AuditPending {

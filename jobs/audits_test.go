@@ -1,6 +1,7 @@
 package jobs_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/pocketbase/tools/router"
 )
 
 // TestAuditsSuspendPolicy: at auditRate 1 every acceptance waits in the
@@ -169,5 +171,30 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 	w.send(http.MethodPost, "/api/enrichment/review/audits/"+ids[10], `{"audit":"reverted"}`)
 	if got := w.record(schema.TrustPolicies, p.Id).GetString("state"); got != enrichment.PolicyActive {
 		t.Errorf("an audit after enabling again counted the old ones: %s", got)
+	}
+}
+
+// TestDecisionAfterPolicyAudited: a person's decision on a revision read
+// before the policy accepted it and drew it for audit is refused as final,
+// not taken for an audit's close.
+func TestDecisionAfterPolicyAudited(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	w.earn(1, 20)
+	w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.85,"auditRate":1,"enabled":true}`, a.Org, a.Clients["both"]))
+	ids := w.submit(a.Keys["both"], bulk(100, 1, 90, "")...)
+	read := w.record(schema.Revisions, ids[0]) // as a person's request reads it, pending
+	if n := w.trust.Step(); n != 1 || w.status(ids[0]) != "accepted/policy/pending" {
+		t.Fatalf("the policy accepted %d: %s", n, w.status(ids[0]))
+	}
+	read.Set("status", "rejected")
+	err := w.app.Save(read)
+	var apiErr *router.ApiError
+	if !errors.As(err, &apiErr) || !strings.Contains(fmt.Sprint(apiErr.Data), "validation_decision_final") {
+		t.Errorf("a decision on a revision the policy accepted meanwhile: %v", err)
+	}
+	if got := w.status(ids[0]); got != "accepted/policy/pending" {
+		t.Errorf("after the refused decision: %s", got)
 	}
 }
