@@ -162,6 +162,9 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 			p.State = enrichment.PolicyLearning
 		}
 	}
+	if p.Enabled && wasEnabled && p.State != enrichment.PolicySuspended && suspendedMeanwhile(app, rec.Id) {
+		p.State = enrichment.PolicySuspended // note: a record read before an audit suspended it does not lift the suspension
+	}
 	st := store.New(app)
 	stored := store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
 		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
@@ -203,6 +206,13 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 		changed = true
 	}
 	return changed, nil
+}
+
+// suspendedMeanwhile tells whether the stored policy id is suspended now.
+func suspendedMeanwhile(app core.App, id string) bool {
+	var state string
+	err := app.DB().Select("state").From(schema.TrustPolicies).Where(dbx.HashExp{"id": id}).Row(&state)
+	return err == nil && state == enrichment.PolicySuspended
 }
 
 // ProbationEntry is one model version on probation under an active

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -196,5 +198,31 @@ func TestDecisionAfterPolicyAudited(t *testing.T) {
 	}
 	if got := w.status(ids[0]); got != "accepted/policy/pending" {
 		t.Errorf("after the refused decision: %s", got)
+	}
+}
+
+// TestSuspensionNotOverwritten: a policy record read before an audit
+// suspended the policy (a reviewer's edit, the worker's refresh) does not
+// lift the suspension when it is saved.
+func TestSuspensionNotOverwritten(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	w.earn(1, 20)
+	p := w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.85,"enabled":true}`, a.Org, a.Clients["both"]))
+	stale := w.record(schema.TrustPolicies, p.Id)
+	if stale.GetString("state") != enrichment.PolicyActive {
+		t.Fatalf("state %s", stale.GetString("state"))
+	}
+	if err := hooks.SuspendPolicy(w.app, p.Id, "Suspended: a test.", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	stale.Set("minConfidence", 81)
+	if err := w.app.Save(stale); err != nil {
+		t.Fatal(err)
+	}
+	w.trust.Refresh()
+	if got := w.record(schema.TrustPolicies, p.Id); got.GetString("state") != enrichment.PolicySuspended || got.GetInt("minConfidence") != 81 {
+		t.Errorf("after saving a record read before the suspension: %s, minConfidence %d", got.GetString("state"), got.GetInt("minConfidence"))
 	}
 }

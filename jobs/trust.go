@@ -160,10 +160,20 @@ func (t *Trust) refresh(now time.Time) {
 		return
 	}
 	for _, rec := range records {
-		changed, err := hooks.RefreshPolicy(t.app, rec, now)
-		if err == nil && changed {
-			err = t.app.Save(rec)
-		}
+		// note: read again and saved in one transaction, which holds the
+		// only writer: an audit's close that suspends the policy meanwhile
+		// is never overwritten by a state read before it
+		err := t.app.RunInTransaction(func(tx core.App) error {
+			fresh, err := tx.FindRecordById(schema.TrustPolicies, rec.Id)
+			if err != nil {
+				return err
+			}
+			changed, err := hooks.RefreshPolicy(tx, fresh, now)
+			if err == nil && changed {
+				err = tx.Save(fresh)
+			}
+			return err
+		})
 		if err != nil {
 			t.app.Logger().Error("enrichment: measure trust policy", "policy", rec.Id, "error", err.Error())
 		}
