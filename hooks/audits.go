@@ -3,8 +3,8 @@ package hooks
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
@@ -59,12 +59,8 @@ func closesAudit(app core.App, stored, rev *core.Record) (bool, error) {
 			rev.Set(name, stored.Get(name))
 		}
 	}
-	who, fromRequest := rev.GetRaw(deciderKey).(string)
-	if !fromRequest {
-		who = systemDecider
-	}
-	rev.Set("auditedBy", who)
-	return true, setTime(rev, "auditedAt", time.Now())
+	rev.Set("auditedBy", deciderOf(rev).Name)
+	return true, setTime(rev, "auditedAt", clock.Now(app))
 }
 
 // auditError is a refusal about the audit field.
@@ -73,48 +69,30 @@ func auditError(code, message, detail string) error {
 }
 
 // afterAudit applies what closing rev's audit does, in the transaction that
-// saved it: a reverted one is rolled back (store.Rollback of that one
-// revision, by whoever closed the audit), and rev then shows the revision
-// as the rollback left it; the audit is counted in the trust counters
-// (store.CountAudit); then the policy's audits closed since it became
-// active may suspend it (enrichment.Withdraws). reverted tells whether a
-// rollback happened.
-func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
-	st := store.New(app)
-	org := enrichment.Org(rev.GetString("organization"))
+// saved it: a reverted one is rolled back (revertAudited); the audit is
+// counted in the trust counters (store.CountAudit); then the policy's
+// audits closed since it became active may suspend it (judgePolicy).
+func afterAudit(app core.App, rev *core.Record) error {
 	confirmed := rev.GetString("audit") == enrichment.AuditConfirmed
 	if !confirmed {
-		id, err := recordID(rev)
-		if err != nil {
-			return false, err
-		}
-		res, err := st.Rollback(org, store.RollbackSelection{Revision: id}, rev.GetString("auditedBy"), time.Now())
-		if err != nil {
-			return false, fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
-		}
-		if reverted = res.Revisions > 0; reverted {
-			// note: saved already; what the answer and realtime show
-			fresh, err := app.FindRecordById(rev.Collection(), rev.Id)
-			if err != nil {
-				return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
-			}
-			for name, value := range fresh.FieldsData() {
-				rev.Set(name, value)
-			}
+		if err := revertAudited(app, rev); err != nil {
+			return err
 		}
 	}
-	if err := st.CountAudit(org, rev.Id, confirmed, time.Now()); err != nil {
-		return reverted, err
+	st := store.New(app)
+	if err := st.CountAudit(enrichment.Org(rev.GetString("organization")), rev.Id, confirmed, clock.Now(app)); err != nil {
+		return err
 	}
 	id := rev.GetString("policy")
 	if id == "" {
-		return reverted, nil
+		return nil
 	}
-	return reverted, judgePolicy(app, st, id)
+	return judgePolicy(app, st, id)
 }
 
 // judgePolicy suspends an enabled policy that is not suspended when its
-// audits closed since it last became active withdraw it.
+// audits closed since it last became active withdraw it
+// (enrichment.Withdraws).
 func judgePolicy(app core.App, st *store.Store, id string) error {
 	p, err := st.FindPolicy(id)
 	if err != nil {
@@ -128,7 +106,34 @@ func judgePolicy(app core.App, st *store.Store, id string) error {
 		return err
 	}
 	if suspend, reason := enrichment.Withdraws(closed, p.TargetPrecision); suspend {
-		return SuspendPolicy(app, id, reason, time.Now())
+		return SuspendPolicy(app, id, reason, clock.Now(app))
+	}
+	return nil
+}
+
+// revertAudited rolls back rev, whose audit was closed as reverted
+// (store.Rollback of that one revision, by whoever closed the audit); rev
+// then shows the revision as the rollback left it.
+func revertAudited(app core.App, rev *core.Record) error {
+	id, err := recordID(rev)
+	if err != nil {
+		return err
+	}
+	res, err := store.New(app).Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
+		rev.GetString("auditedBy"), clock.Now(app))
+	if err != nil {
+		return fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
+	}
+	if res.Revisions == 0 {
+		return nil
+	}
+	// note: saved already; what the answer and realtime show
+	fresh, err := app.FindRecordById(rev.Collection(), rev.Id)
+	if err != nil {
+		return fmt.Errorf("reload revision %s: %w", rev.Id, err)
+	}
+	for name, value := range fresh.FieldsData() {
+		rev.Set(name, value)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/pocketbase/dbx"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
@@ -40,7 +41,7 @@ func TestProductQueriesUseIndexes(t *testing.T) {
 		ids = append(ids, id)
 	}
 	_, err1 := s.ExportPage(org, store.ExportQuery{PageSize: 100})
-	_, err2 := s.ExportPage(org, store.ExportQuery{PageSize: 100, Since: time.Now().Add(-time.Hour)})
+	_, err2 := s.ExportPage(org, store.ExportQuery{PageSize: 100, Since: clock.Now(app).Add(-time.Hour)})
 	_, err3 := s.ProductsBySKU(org, skus)
 	_, err4 := s.ImportProductsByKeys(org, skus, []string{"E-1"})
 	_, err5 := s.ImportVariantsOf(org, ids)
