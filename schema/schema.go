@@ -169,6 +169,6 @@ const (
 	IdxRevisionsPolicyAudits = "idx_revisions_policy_audits"
 	// IdxRevisionsPolicyDecided holds the revisions a policy decided by
 	// decision time: its model versions' probation since it became active
-	// (migrations/1795276500_trust_bounds.go).
+	// (migrations/1795276700_trust_bounds.go).
 	IdxRevisionsPolicyDecided = "idx_revisions_policy_decided"
 )
