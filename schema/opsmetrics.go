@@ -1,6 +1,6 @@
 package schema
 
-// Operators' metrics (migrations/1795276700_decision_counts.go,
+// Operators' metrics (migrations/1795276800_decision_counts.go,
 // opsmetrics/).
 const (
 	// DecisionCountsTable counts decisions by who made them (decidedBy:
