@@ -10,8 +10,8 @@ import (
 // null or {"name", "version"}, strings of 1..100 characters; anything else
 // refuses the batch. An item's sources are null or a list; a source that
 // breaks the rules is dropped with warning invalid_source, its place
-// sources.N; sources past the tenth are dropped with one warning, at
-// sources.10. The server never fetches a source.
+// sources.N; sources past the tenth are dropped each with its own warning.
+// The server never fetches a source.
 
 // modelRule is the validation message of a malformed model.
 const modelRule = "must be null or an object with name and version, strings of 1 to 100 characters"
@@ -74,9 +74,7 @@ func parseSources(path func() string, dec *jsontext.Decoder, errs itemErrors) []
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		if i >= enrichment.MaxSources {
 			_ = dec.SkipValue()
-			if i == enrichment.MaxSources {
-				out = append(out, sourceRead{fault: "An item has at most 10 sources; this one and any after it."})
-			}
+			out = append(out, sourceRead{fault: "An item has at most 10 sources."})
 			continue
 		}
 		out = append(out, readSource(dec))
