@@ -73,7 +73,13 @@ func queryInt(q url.Values, name string, def int) (int, error) {
 
 // queryBool reads an optional boolean query parameter: true/false or 1/0.
 func queryBool(q url.Values, name string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(q.Get(name))) {
+	return parseFlag(q.Get(name))
+}
+
+// parseFlag reads a flag sent as text: true/false or 1/0, in any letter
+// case and with spaces around; empty is false.
+func parseFlag(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "false", "0":
 		return false, nil
 	case "true", "1":
