@@ -66,6 +66,7 @@ func scenarios(t *target, cfg config) []scenario {
 	if t.SuToken != "" {
 		list = append(list, one("PocketBase's GET /api/collections/products/records, perPage 500, "+
 			"expand brand, attributeTemplate, variantMaster, as a superuser, random pages", t.peer("peer500"), c))
+		list = append(list, dashboardScenarios(t, c)...)
 	}
 	list = append(list,
 		one("POST /products/submissions, 1000 proposals a batch for products the client has none pending for, 1 writer",

@@ -179,10 +179,11 @@ func createTarget(ctx context.Context, cfg config, bin, data, orgID string) (*ta
 }
 
 // seedHistoryIfRun seeds a year of one client's revisions for the
-// metrics-history scenarios, when they run.
+// metrics-history scenarios and the dashboard's revisions list, when they
+// run.
 func seedHistoryIfRun(ctx context.Context, cfg config, bin, data, orgID string, rep *report, tg *target) error {
-	if cfg.Revisions == 0 || !(cfg.runs("metrics-history") || cfg.runs("metrics-history-window") ||
-		cfg.runs("metrics-history-model") || cfg.runs("scrape")) {
+	if cfg.Revisions == 0 || !slices.ContainsFunc([]string{"metrics-history", "metrics-history-window", "metrics-history-model",
+		"scrape", "dashboard-revisions", "dashboard-revisions-count"}, cfg.runs) {
 		return nil
 	}
 	id, key, err := createKey(ctx, bin, data, orgID, "bench history", "catalog:read,catalog:submit", unlimited...)

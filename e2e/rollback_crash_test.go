@@ -156,7 +156,7 @@ func checkRollbackPairs(t *testing.T, db *sql.DB, want int) int {
 	rows, err := db.Query(`SELECT r.id, r.status,
 		p.name = json_extract(r.base, '$.name') AND p.description = json_extract(r.base, '$.description'),
 		p.name = json_extract(r.proposed, '$.name') AND p.description = json_extract(r.proposed, '$.description'),
-		r.revertedAt != '' AND r.revertedBy LIKE 'superuser:%'
+		r.revertedAt != '' AND r.revertedBy IN (SELECT id FROM _superusers)
 		FROM revisions r JOIN products p ON p.id = r.product`)
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ func revertAudited(app core.App, rev *core.Record) error {
 		return err
 	}
 	res, err := store.New(app).Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
-		rev.GetString("auditedBy"), clock.Now(app))
+		rollerOf(rev), clock.Now(app))
 	if err != nil {
 		return fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
 	}

@@ -15,6 +15,8 @@ import (
 const (
 	// deciderKey holds the deciding identity's name, as Decider names it.
 	deciderKey = "@enrichmentDecider"
+	// deciderIDKey holds the deciding identity's record id (RolledBackBy).
+	deciderIDKey = "@enrichmentDeciderID"
 	// deciderReviewerKey holds the deciding reviewer's record id ("" for
 	// another identity), so that their own claim does not stop them.
 	deciderReviewerKey = "@enrichmentDeciderReviewer"
@@ -25,8 +27,8 @@ const systemDecider = "system"
 
 // Decider names the identity acting through an HTTP request as a decision
 // records it in reviewer ("reviewer:EMAIL", "superuser:EMAIL"): the
-// history's reviewer=me filter and a rollback's revertedBy use the same
-// name.
+// history's reviewer=me filter uses the same name. (A rollback's
+// revertedBy holds the record id instead: RolledBackBy.)
 func Decider(auth *core.Record) string {
 	if auth == nil {
 		return "guest"
@@ -62,6 +64,26 @@ func MarkDecider(rev, auth *core.Record) {
 	who := Deciding(auth)
 	rev.Set(deciderKey, who.Name)
 	rev.Set(deciderReviewerKey, who.Reviewer)
+	rev.Set(deciderIDKey, RolledBackBy(auth))
+}
+
+// RolledBackBy is who a rollback records in revertedBy: the record id of
+// the reviewer or superuser acting, or "system" for the service's own
+// code.
+func RolledBackBy(auth *core.Record) string {
+	if auth == nil {
+		return systemDecider
+	}
+	return auth.Id
+}
+
+// rollerOf is who rolls back rev as its update's side effect (a reverted
+// audit): the identity MarkDecider marked on it, or else the service.
+func rollerOf(rev *core.Record) string {
+	if id, ok := rev.GetRaw(deciderIDKey).(string); ok && id != "" {
+		return id
+	}
+	return systemDecider
 }
 
 // deciderOf is who decides the update of rev: the identity MarkDecider

@@ -119,6 +119,13 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 	if got := w.status(ids[1]); got != "reverted/policy/reverted" {
 		t.Errorf("revision of a reverted audit: %s", got)
 	}
+	reviewer, err := w.app.FindAuthRecordByEmail(schema.Reviewers, "reviewer-"+string(a.Org)+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by := w.record(schema.Revisions, ids[1]).GetString("revertedBy"); by != reviewer.Id {
+		t.Errorf("revision of a reverted audit: revertedBy %q, want the reviewer's id %s", by, reviewer.Id)
+	}
 	if got := w.record(schema.Products, store.FormatID(a.Products["BULK-0101"])).GetString("name"); got != "Bulk item 101" {
 		t.Errorf("product of a reverted audit named %q, want its name before", got)
 	}

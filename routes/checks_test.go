@@ -188,7 +188,7 @@ func TestSubmissionModelAndSources(t *testing.T) {
 	results := decode[[]enrichment.SubmissionResult](t, res.Body.Bytes())
 	wantIssues := []string{
 		"sources.1:invalid_source:warning sources.3:invalid_source:warning sources.4:invalid_source:warning sources.5:invalid_source:warning",
-		"sources.10:invalid_source:warning", ""}
+		"sources.10:invalid_source:warning sources.11:invalid_source:warning", ""}
 	for i, r := range results {
 		if r.Status != "CREATED" || len(r.IgnoredFields) != 0 || issueList(r.Issues) != wantIssues[i] {
 			t.Errorf("item %d: %s %q %s", i, r.Status, r.IgnoredFields, issueList(r.Issues))

@@ -1,18 +1,12 @@
 package routes
 
 import (
-	"bytes"
-	"encoding/json/jsontext"
-	"encoding/json/v2"
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -85,25 +79,4 @@ func reviewRelease(e *core.RequestEvent) error {
 		return notFoundOr(e, "release a claim", err)
 	}
 	return e.NoContent(http.StatusNoContent)
-}
-
-// readNoBody reads the body of a request that needs none: empty, or a
-// JSON object, whose members are ignored; 400 otherwise, 413 past the
-// route's limit.
-func readNoBody(e *core.RequestEvent) error {
-	body, err := io.ReadAll(e.Request.Body)
-	if errors.Is(err, apis.ErrRequestEntityTooLarge) {
-		return apis.ErrRequestEntityTooLarge
-	}
-	if err != nil {
-		return e.BadRequestError("Could not read the request body.", nil)
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	var object map[string]jsontext.Value
-	if json.Unmarshal(body, &object) != nil || object == nil {
-		return e.BadRequestError("The request body must be empty or a JSON object; a claim needs none.", nil)
-	}
-	return nil
 }

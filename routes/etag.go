@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json/v2"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,25 +23,40 @@ import (
 // answers may be shaped differently) never confirms a tag of an old one.
 var tagEpoch = strconv.FormatInt(clock.Wall().UnixNano(), 36)
 
+// A tag belongs to its URL (path and query), the request's organization
+// and the data: each is hashed into it, so that a tag kept for one page,
+// page size, filter or route is never confirmed for another, and two
+// organizations' equal answers never share one.
+
 // generationTag is the tag of an answer built only from what the request's
 // organization's generation covers (its products, templates, options,
 // brands and keys: store/generations.go), so it is known before the answer
-// is computed. The request's URL says the rest (page, filters).
+// is computed.
 func generationTag(e *core.RequestEvent) (string, error) {
-	org := requestOrg(e)
-	generation, err := store.New(e.App).Generation(org)
+	generation, err := store.New(e.App).Generation(requestOrg(e))
 	if err != nil {
 		return "", err
 	}
-	return `W/"` + tagEpoch + "-" + string(org) + "-" + strconv.FormatInt(generation, 10) + `"`, nil
+	return requestTag(e, func(h io.Writer) error {
+		_, err := io.WriteString(h, strconv.FormatInt(generation, 10))
+		return err
+	})
 }
 
 // dataTag is the tag of an answer that no generation covers (revisions,
 // metrics, the change feed): a hash of its JSON. The answers it serves are
 // small or cheap next to the queries that make them.
-func dataTag(v any) (string, error) {
+func dataTag(e *core.RequestEvent, v any) (string, error) {
+	return requestTag(e, func(h io.Writer) error { return json.MarshalWrite(h, v) })
+}
+
+// requestTag hashes the request's organization and URL, then what data
+// writes, into a weak tag.
+func requestTag(e *core.RequestEvent, data func(io.Writer) error) (string, error) {
 	h := sha256.New()
-	if err := json.MarshalWrite(h, v); err != nil {
+	// note: NUL cannot appear in an organization id or a request's URL
+	_, _ = io.WriteString(h, string(requestOrg(e))+"\x00"+e.Request.URL.EscapedPath()+"?"+e.Request.URL.RawQuery+"\x00")
+	if err := data(h); err != nil {
 		return "", err
 	}
 	return `W/"` + tagEpoch + "-" + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18]) + `"`, nil
@@ -76,7 +92,7 @@ func matchesTag(header, tag string) bool {
 // jsonTagged answers v as JSON with its dataTag, or 304 when the client
 // holds it already.
 func jsonTagged(e *core.RequestEvent, v any) error {
-	tag, err := dataTag(v)
+	tag, err := dataTag(e, v)
 	if err != nil {
 		return internalError(e, "tag the answer", err)
 	}

@@ -23,7 +23,8 @@ var rollbackRoutes = []route{
 // rollbackRequest is a rollback: apiClient and since (until, model and
 // modelVersion optional), or revision alone. Ids are numbers or strings of
 // digits; times as the metrics take them (timeparam), strings or epoch
-// milliseconds.
+// milliseconds; dryRun a boolean or its text ("true", as the query
+// parameter of submissions takes it).
 type rollbackRequest struct {
 	APIClient    jsontext.Value `json:"apiClient"`
 	Since        jsontext.Value `json:"since"`
@@ -31,7 +32,7 @@ type rollbackRequest struct {
 	Model        jsontext.Value `json:"model"`
 	ModelVersion jsontext.Value `json:"modelVersion"`
 	Revision     jsontext.Value `json:"revision"`
-	DryRun       bool           `json:"dryRun"`
+	DryRun       jsontext.Value `json:"dryRun"`
 }
 
 // given reports whether a member was sent with a value other than null.
@@ -43,7 +44,11 @@ func given(v jsontext.Value) bool {
 func (r rollbackRequest) selection() (store.RollbackSelection, validation.Errors) {
 	var sel store.RollbackSelection
 	errs := validation.Errors{}
-	sel.DryRun = r.DryRun
+	if dry, err := jsonFlag(r.DryRun); err != nil {
+		errs["dryRun"] = validation.NewError("validation_invalid_type", "Has the wrong type.")
+	} else {
+		sel.DryRun = dry
+	}
 	if given(r.Revision) {
 		id, err := jsonID(r.Revision)
 		if err != nil {
@@ -94,6 +99,20 @@ func (r rollbackRequest) selection() (store.RollbackSelection, validation.Errors
 	return sel, errs
 }
 
+// jsonFlag reads a flag sent as a boolean, as its text (parseFlag) or
+// null; absent is false.
+func jsonFlag(v jsontext.Value) (bool, error) {
+	switch v.Kind() {
+	case 't', 'f':
+		return v.Kind() == 't', nil
+	case '"':
+		return parseFlag(jsonText(v))
+	case 0, 'n':
+		return false, nil
+	}
+	return false, errors.New("must be true or false")
+}
+
 // jsonID reads a record id sent as a number or a string.
 func jsonID(v jsontext.Value) (int64, error) {
 	return enrichment.ParseID(jsonText(v))
@@ -141,7 +160,7 @@ func reviewRollback(e *core.RequestEvent) error {
 	case err != nil:
 		return internalError(e, "find what a rollback names", err)
 	}
-	res, err := st.Rollback(org, sel, hooks.Decider(e.Auth), clock.Now(e.App))
+	res, err := st.Rollback(org, sel, hooks.RolledBackBy(e.Auth), clock.Now(e.App))
 	if err != nil {
 		return internalError(e, "roll back revisions", err)
 	}

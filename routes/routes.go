@@ -51,7 +51,7 @@ func Register(app core.App) {
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
-			se.Router.Bind(compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
+			se.Router.Bind(closeUnread(), compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
 			for _, r := range routes {

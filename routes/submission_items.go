@@ -59,11 +59,14 @@ func (ip *itemParser) parse(i int, raw jsontext.Value, errs itemErrors) enrichme
 		case "files":
 			parseFiles(at, dec, &p, errs)
 		case "model":
-			if m, ok := readModel(dec); ok {
-				p.Model = m
-			} else {
+			m, unknown, ok := readModel(dec)
+			switch {
+			case unknown != "":
+				errs.add(at()+"."+unknown, unknownMemberCode, unknownMemberError().Message())
+			case !ok:
 				errs.add(at(), "validation_invalid_model", modelRule)
 			}
+			p.Model = m
 		case "sources":
 			sources = parseSources(at, dec, errs)
 		default:

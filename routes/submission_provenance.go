@@ -1,52 +1,59 @@
 package routes
 
 import (
+	"cmp"
 	"encoding/json/jsontext"
+	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 )
 
 // A submission's model (of the batch, or of an item, which replaces it) is
 // null or {"name", "version"}, strings of 1..100 characters; anything else
-// refuses the batch. An item's sources are null or a list; a source that
-// breaks the rules is dropped with warning invalid_source, its place
-// sources.N; sources past the tenth are dropped with one warning, at
-// sources.10. The server never fetches a source.
+// refuses the batch, and so does a member other than those two. An item's
+// sources are null or a list; a member of a source other than field, url
+// and quote refuses the batch, and a source that breaks the rules is
+// dropped with warning invalid_source, its place sources.N; sources past
+// the tenth are dropped each with its own warning. The server never
+// fetches a source.
 
 // modelRule is the validation message of a malformed model.
 const modelRule = "must be null or an object with name and version, strings of 1 to 100 characters"
 
-// readModel reads a model: nil for null, ok false when it is malformed.
-func readModel(dec *jsontext.Decoder) (m *enrichment.Model, ok bool) {
+// readModel reads a model: nil for null, ok false when it is malformed;
+// unknown names its first member other than name and version (the model
+// is strict).
+func readModel(dec *jsontext.Decoder) (m *enrichment.Model, unknown string, ok bool) {
 	switch dec.PeekKind() {
 	case 'n':
 		_ = dec.SkipValue()
-		return nil, true
+		return nil, "", true
 	case '{':
 	default:
 		_ = dec.SkipValue()
-		return nil, false
+		return nil, "", false
 	}
 	_, _ = dec.ReadToken()
 	var model enrichment.Model
-	hasName, hasVersion, ok := false, false, true
+	hasName, hasVersion := false, false
 	for dec.PeekKind() != '}' {
 		tok, _ := dec.ReadToken()
-		switch tok.String() {
+		switch name := tok.String(); name {
 		case "name":
 			model.Name, _, hasName = readString(dec)
 		case "version":
 			model.Version, _, hasVersion = readString(dec)
 		default:
 			_ = dec.SkipValue()
+			unknown = cmp.Or(unknown, name)
 		}
 	}
 	_, _ = dec.ReadToken()
 	ok = hasName && hasVersion && enrichment.ValidModelText(model.Name) && enrichment.ValidModelText(model.Version)
-	if !ok {
-		return nil, false
+	if !ok || unknown != "" {
+		return nil, unknown, ok
 	}
-	return &model, true
+	return &model, "", true
 }
 
 // sourceRead is one submitted source as read, before it is checked against
@@ -74,31 +81,33 @@ func parseSources(path func() string, dec *jsontext.Decoder, errs itemErrors) []
 	for i := 0; dec.PeekKind() != ']'; i++ {
 		if i >= enrichment.MaxSources {
 			_ = dec.SkipValue()
-			if i == enrichment.MaxSources {
-				out = append(out, sourceRead{fault: "An item has at most 10 sources; this one and any after it."})
-			}
+			out = append(out, sourceRead{fault: "An item has at most 10 sources."})
 			continue
 		}
-		out = append(out, readSource(dec))
+		r, unknown := readSource(dec)
+		if unknown != "" {
+			errs.add(path()+"."+strconv.Itoa(i)+"."+unknown, unknownMemberCode, unknownMemberError().Message())
+		}
+		out = append(out, r)
 	}
 	_, _ = dec.ReadToken()
 	return out
 }
 
 // readSource reads one source: an object whose field and url are strings
-// and whose quote, if any, is a string or null.
-func readSource(dec *jsontext.Decoder) sourceRead {
+// and whose quote, if any, is a string or null; unknown names its first
+// other member (a source is strict).
+func readSource(dec *jsontext.Decoder) (r sourceRead, unknown string) {
 	const shape = "A source is an object with field and url, and optionally quote, strings."
 	if dec.PeekKind() != '{' {
 		_ = dec.SkipValue()
-		return sourceRead{fault: shape}
+		return sourceRead{fault: shape}, ""
 	}
 	_, _ = dec.ReadToken()
-	var r sourceRead
 	hasField, hasURL, quoteOK := false, false, true
 	for dec.PeekKind() != '}' {
 		tok, _ := dec.ReadToken()
-		switch tok.String() {
+		switch name := tok.String(); name {
 		case "field":
 			r.source.Field, _, hasField = readString(dec)
 		case "url":
@@ -109,13 +118,14 @@ func readSource(dec *jsontext.Decoder) sourceRead {
 			quoteOK = quoteOK || kind == 'n'
 		default:
 			_ = dec.SkipValue()
+			unknown = cmp.Or(unknown, name)
 		}
 	}
 	_, _ = dec.ReadToken()
 	if !hasField || !hasURL || !quoteOK {
 		r.fault = shape
 	}
-	return r
+	return r, unknown
 }
 
 // keepSources keeps those of an item's sources that support a field it

@@ -89,10 +89,14 @@ func (r *submissionRequest) readMember(e *core.RequestEvent, dec *jsontext.Decod
 			return false, bodyError(e, err)
 		}
 		h.setModel(raw)
-		var ok bool
-		if r.model, ok = readModel(jsontext.NewDecoder(bytes.NewReader(raw))); !ok {
+		m, unknown, ok := readModel(jsontext.NewDecoder(bytes.NewReader(raw)))
+		switch {
+		case unknown != "":
+			return false, unknownMember(e, "model."+unknown)
+		case !ok:
 			r.badModel = true
 		}
+		r.model = m
 		return false, nil
 	case "items":
 		switch dec.PeekKind() {
@@ -110,10 +114,7 @@ func (r *submissionRequest) readMember(e *core.RequestEvent, dec *jsontext.Decod
 			return false, wrongType(e, "items")
 		}
 	default:
-		if err := dec.SkipValue(); err != nil {
-			return false, bodyError(e, err)
-		}
-		return false, nil
+		return false, unknownMember(e, name)
 	}
 }
 

@@ -142,6 +142,9 @@ func webhooksTest(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	if err := readNoBody(e); err != nil {
+		return err
+	}
 	d, err := store.New(e.App).QueuePing(requestOrg(e), requestClient(e).ID, id)
 	if err != nil {
 		return notFoundOr(e, "queue a ping", err)

@@ -6,7 +6,10 @@ import (
 )
 
 // While data.db is replicated only Litestream checkpoints it; auxiliary.db,
-// and data.db otherwise, keep SQLite's automatic checkpoints.
+// and data.db otherwise, keep SQLite's automatic checkpoints. Every
+// connection keeps its temporary store in files (1), so that a sort of the
+// records API over a whole catalog never holds its rows in the server's
+// own memory.
 func TestDBConnectCheckpoints(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -23,16 +26,20 @@ func TestDBConnectCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pages, mmap int
+		var pages, mmap, temp int
 		if err := db.NewQuery("PRAGMA wal_autocheckpoint").Row(&pages); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.NewQuery("PRAGMA mmap_size").Row(&mmap); err != nil {
 			t.Fatal(err)
 		}
+		if err := db.NewQuery("PRAGMA temp_store").Row(&temp); err != nil {
+			t.Fatal(err)
+		}
 		db.Close()
-		if pages != c.want || mmap != 1<<30 {
-			t.Errorf("%s, replicated %v: wal_autocheckpoint %d, mmap_size %d; want %d and the usual pragmas", c.file, c.replicated, pages, mmap, c.want)
+		if pages != c.want || mmap != 1<<30 || temp != 1 {
+			t.Errorf("%s, replicated %v: wal_autocheckpoint %d, mmap_size %d, temp_store %d; want %d and the usual pragmas (temp_store 1, FILE)",
+				c.file, c.replicated, pages, mmap, temp, c.want)
 		}
 	}
 }
