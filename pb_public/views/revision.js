@@ -267,6 +267,11 @@ function closedNote(rev) {
     parts.push('. It cannot be decided.');
   } else if (rev.status === 'expired') {
     parts.push(`Expired on ${when(rev.closedAt)}: it waited longer than the organization allows. It cannot be decided.`);
+  } else if (rev.status === 'reverted') {
+    // note: a rollback keeps the acceptance's reviewedAt and reviewer; it has its own time and author
+    parts.push(`This revision was reverted on ${when(rev.revertedAt)} by ${who(rev.revertedBy)}`);
+    if (rev.reviewedAt) parts.push(`, after ${who(rev.reviewer)} accepted it on ${when(rev.reviewedAt)}`);
+    parts.push('.');
   } else {
     const which = rev.status === 'accepted' && rev.approvedFields?.length ? ` (${rev.approvedFields.join(', ')})` : '';
     parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${who(rev.reviewer)}.`);
