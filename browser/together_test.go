@@ -233,3 +233,30 @@ func TestTriageFiltersInTheAddress(t *testing.T) {
 		t.Error("the triage form does not show the filters of the address after a reload")
 	}
 }
+
+// TestDecidedRevisionNotClaimed: opening a decided revision (a link to
+// it) claims nothing, so no 409 comes back; the pending one opened next
+// is claimed as usual.
+func TestDecidedRevisionNotClaimed(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	decided, pending := ids[0], ids[1]
+	s.decide(decided, "accepted")
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	openLink(t, ctx, s.url, decided)
+	waitRevision(t, ctx, decided)
+	openRevision(t, ctx, pending)
+	s.waitClaim(pending, "ann@alpha.example") // note: claims follow the revisions drawn, in order
+	if n := s.statuses.requests("POST /api/enrichment/review/claims/" + decided); n != 0 {
+		t.Errorf("the decided revision was claimed %d times", n)
+	}
+	if n := s.statuses.get(http.StatusConflict); n != 0 {
+		t.Errorf("%d answers were 409", n)
+	}
+}

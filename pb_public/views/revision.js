@@ -38,6 +38,11 @@ export function shown() {
   return state.rev;
 }
 
+/** claimable is id when it is the revision on screen and may be decided, as the server says: only such a revision is claimed. */
+export function claimable(id) {
+  return id && state.rev?.id === id && reviewOf(state.rev).decidable ? id : null;
+}
+
 /** showing is the id of the revision on screen or being read to be shown next, if any. */
 export function showing() {
   return state.id;
