@@ -181,15 +181,33 @@ export async function listQueue(f, sortKey, page, exclude, around, pageSize = li
 // queueQuery is the queue route's query for listQueue's arguments, with
 // the orders known.
 function queueQuery(f, sortKey, page, exclude, around, pageSize, known) {
-  const query = { sort: known.some((s) => s.value === sortKey) ? sortKey : known[0]?.value, page: page - 1, pageSize };
+  const query = { sort: known.some((s) => s.value === sortKey) ? sortKey : known[0]?.value, page: page - 1, pageSize, ...queueFilter(f) };
+  if (exclude.length) query.exclude = exclude.join(',');
+  if (around) query.revision = around;
+  return query;
+}
+
+// queueFilter is the queue route's filter parameters for the reviewer's
+// choices f: what selects revisions, not what pages or orders them.
+function queueFilter(f) {
+  const query = {};
   if (f.client) query.client = f.client;
   if (f.band !== 'all') query.band = f.band || 'none';
   if (f.template) query.template = f.template;
   if (f.sku) query.sku = f.sku;
-  if (exclude.length) query.exclude = exclude.join(',');
-  if (around) query.revision = around;
   Object.assign(query, f.triage); // the triage filters and claimed, as the API names them (views/together.js)
   return query;
+}
+
+/**
+ * rejectByFilter rejects, in one request, every pending revision the
+ * queue's filters for the reviewer's choices f select, with reason;
+ * answers as decideGroup does.
+ */
+export function rejectByFilter(f, reason) {
+  return pb.send('/api/enrichment/review/decisions', {
+    method: 'POST', body: { status: 'rejected', reason, filter: queueFilter(f) },
+  });
 }
 
 function readQueue(query) {

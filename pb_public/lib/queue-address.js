@@ -3,7 +3,7 @@
 // that a reload or a shared link keeps them.
 
 const addressKeys = ['client', 'template', 'sku', 'band', 'sort'];
-const triageKeys = ['field', 'brand', 'category', 'olderThan', 'q', 'competing', 'issues', 'claimed'];
+const triageKeys = ['field', 'brand', 'category', 'olderThan', 'q', 'model', 'modelVersion', 'competing', 'issues', 'claimed'];
 
 /** writeAddress puts filters ({client, band, template, sku, triage}) and order sortKey in the address; the default order (defaultSort) is left out. */
 export function writeAddress(filters, sortKey, defaultSort) {

@@ -21,8 +21,9 @@ function percent(v) {
 export async function policiesSection(clients, templates) {
   const section = h('section', { class: 'card chart', id: 'policies', 'aria-labelledby': 'policies-title' },
     h('h3', { id: 'policies-title' }, 'Trust policies'),
-    h('p', { class: 'small muted' }, 'A policy accepts an API client\'s proposals without a person while its measured precision ' +
-      '(fields applied without correction ÷ fields decided, over 90 days) stays at its target; a share of what it accepts is audited.'),
+    h('p', { class: 'small muted' }, 'A policy accepts an API client\'s proposals without a person while the lower bound of its ' +
+      'measured precision (fields right ÷ fields a person decided, over 90 days) reaches its target. Every model version starts on ' +
+      'probation (every 4th acceptance audited); a share of the rest is audited, and failed audits suspend it.'),
     h('div', { id: 'policies-list' }),
     h('button', { type: 'button', id: 'policy-new', onclick: () => openForm(null, clients, templates) }, 'New policy…'),
     h('div', { id: 'policy-form-box' }));
@@ -38,7 +39,8 @@ async function drawList(section, clients, templates) {
     // two landmarks of one role and name are one too many (axe's landmark-unique)
     replace(box, list.length ? h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': 'Table of trust policies' },
       h('table', { class: 'policies' },
-        h('thead', {}, h('tr', {}, ['API client', 'Template', 'Fields', 'Min. confidence', 'Measured precision', 'Target', 'State']
+        h('thead', {}, h('tr', {}, ['API client', 'Template', 'Fields', 'Min. confidence', 'Measured precision', 'Lower bound', 'Target',
+          'On probation', 'State']
           .map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Edit')))),
         h('tbody', {}, list.map((p) => h('tr', { dataset: { id: String(p.id), state: p.state || '' } },
           h('th', { scope: 'row' }, p.expand?.apiClient?.name || `#${p.apiClient}`),
@@ -46,7 +48,9 @@ async function drawList(section, clients, templates) {
           h('td', {}, (p.fields || []).map((f) => api.fieldLabels[f] || f).join(', ')),
           h('td', { class: 'num' }, String(p.minConfidence ?? 0)),
           h('td', { class: 'measured' }, `${percent(p.measuredPrecision)} of ${p.measuredReviewed ?? 0} reviewed (needs ${p.minReviewed})`),
+          h('td', { class: 'num bound' }, percent(p.precisionLowerBound)),
           h('td', { class: 'num' }, percent(p.targetPrecision)),
+          h('td', { class: 'probation' }, probationList(p.probation)),
           h('td', { class: 'state' },
             h('span', { class: `badge policy-${p.state || 'learning'}` }, p.enabled ? (p.state || 'learning') : 'disabled'),
             p.stateReason ? h('span', { class: 'small reason' }, ` ${p.stateReason}`) : null,
@@ -56,6 +60,14 @@ async function drawList(section, clients, templates) {
   } catch (err) {
     replace(box, h('p', { class: 'error', role: 'alert' }, `Could not read the policies: ${message(err)}`));
   }
+}
+
+// probationList names the model versions on probation with their audits
+// closed of the 20 that end it and those waiting.
+function probationList(entries) {
+  if (!Array.isArray(entries) || !entries.length) return h('span', { class: 'muted' }, 'none');
+  return h('ul', { class: 'plain small' }, entries.map((v) =>
+    h('li', { dataset: { version: v.version } }, `${v.version}: ${v.closed} of 20 audits closed, ${v.waiting} waiting, ${v.accepted} accepted`)));
 }
 
 // number is a labelled number input.

@@ -9,6 +9,7 @@ import * as outbox from '../lib/outbox.js';
 import { claimMark } from '../lib/claims.js';
 import { fromAddress, writeAddress } from '../lib/queue-address.js';
 import * as selection from './selection.js';
+import { drawVersionReject } from './version_reject.js';
 
 const state = {
   filters: { client: '', band: 'all', template: '', sku: '', triage: {} }, // triage: together.js
@@ -291,6 +292,7 @@ function renderSummary() {
   $('#queue-summary').textContent = state.totalItems === 0
     ? 'Nothing pending here.'
     : `${state.totalItems} pending · ${from + 1}–${from + state.items.length} shown`;
+  drawVersionReject(state.filters, state.totalItems, () => reload());
   $('#pager').hidden = state.totalPages <= 1;
   $('#page-info').textContent = `Page ${state.page} of ${state.totalPages}`;
   $('#page-prev').disabled = state.page <= 1;

@@ -153,6 +153,8 @@ function showTriage(t) {
   $('#f-category').value = t.category ?? '';
   $('#f-older').value = t.olderThan ?? '';
   $('#f-q').value = t.q ?? '';
+  $('#f-model').value = t.model ?? '';
+  $('#f-model-version').value = t.modelVersion ?? '';
   $('#f-competing').checked = t.competing === 'true';
   $('#f-issues').checked = t.issues === 'true';
   $('#f-claimed').checked = t.claimed === 'include';
@@ -202,6 +204,10 @@ function readTriage() {
   if (/^\d+$/.test(days) && Number(days) > 0) out.olderThan = days;
   const text = $('#f-q').value.trim();
   if (text) out.q = text;
+  for (const [key, id] of [['model', '#f-model'], ['modelVersion', '#f-model-version']]) {
+    const value = $(id).value.trim();
+    if (value) out[key] = value;
+  }
   if ($('#f-competing').checked) out.competing = 'true';
   if ($('#f-issues').checked) out.issues = 'true';
   if ($('#f-claimed').checked) out.claimed = 'include';
