@@ -132,7 +132,7 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 	rows := eval[map[string][]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('table.attrs tr[data-attribute]')]
 		.map(r => [r.dataset.attribute, [r.querySelector('.c-now').textContent, r.querySelector('.c-proposed').textContent, r.querySelector('.c-change').textContent]]))`)
 	wantRows := map[string][]string{
-		"Color":      {"Red", "RedCrimson", "changed"},
+		"Color":      {"Red", "Red Crimson", "changed"},
 		"Lining":     {"—", "Mesh", "added"},
 		"Weight":     {"—", "2.4 kg", "added"},
 		"Waterproof": {"—", "Yes", "added"},

@@ -73,3 +73,40 @@ func TestDecidedView(t *testing.T) {
 		t.Errorf("the decided revision opened: %q", got)
 	}
 }
+
+// TestDecidedFiltersInTheAddress: the decided view's filters are in the
+// address, so a reload keeps them: the pickers show them again and the
+// list is what they match.
+func TestDecidedFiltersInTheAddress(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"BULK-0001", 90, enrichment.Fields{Name: ptr("One")}},
+		proposal{"BULK-0002", 80, enrichment.Fields{Name: ptr("Two")}})
+	s.addReviewer(a.Org, "ann@alpha.example")
+	s.addReviewer(a.Org, "bob@alpha.example")
+	s.call(http.MethodPatch, "/api/collections/revisions/records/"+ids[0], s.token("ann@alpha.example"), `{"status":"accepted"}`, http.StatusOK, nil)
+	s.call(http.MethodPatch, "/api/collections/revisions/records/"+ids[1], s.token("bob@alpha.example"), `{"status":"rejected","reason":"duplicate"}`, http.StatusOK, nil)
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#tab-decided")))
+	rows := `[...document.querySelectorAll('#decided-list tbody tr')].map(r => r.dataset.id).join()`
+	waitFor(t, ctx, "everyone's decisions", rows+` === `+js(ids[1]+","+ids[0]))
+	pick(t, ctx, "#d-whose", "me")
+	pick(t, ctx, "#d-by", "reviewer")
+	waitFor(t, ctx, "my decisions", rows+` === `+js(ids[0]))
+	waitFor(t, ctx, "the filters in the address", `(() => { const q = new URLSearchParams(location.hash.split('?')[1] ?? '');
+		return location.hash.startsWith('#decided?') && q.get('reviewer') === 'me' && q.get('decidedBy') === 'reviewer'; })()`)
+
+	do(t, ctx, chromedp.Reload())
+	waitFor(t, ctx, "my decisions after a reload", `!document.querySelector('#decided-view').hidden && `+rows+` === `+js(ids[0]))
+	if got := eval[[]string](t, ctx, `['#d-whose', '#d-by', '#d-client'].map(s => document.querySelector(s).value)`); !slices.Equal(got, []string{"me", "reviewer", ""}) {
+		t.Errorf("pickers after a reload %q, want the address's filters", got)
+	}
+	// the queue and back by the tab: the filters stay
+	do(t, ctx, chromedp.Click(chromedp.CSS("#tab-queue")))
+	waitQueue(t, ctx)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#tab-decided")))
+	waitFor(t, ctx, "my decisions again", `!document.querySelector('#decided-view').hidden && `+rows+` === `+js(ids[0])+` && location.hash.includes('reviewer=me')`)
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json/v2"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,39 @@ func TestRollback(t *testing.T) {
 	}
 	if p := s.product(a, "BULK-0002"); p.GetString("name") != "Two, by hand" {
 		t.Errorf("the conflict was not left alone: %q", p.GetString("name"))
+	}
+}
+
+// TestRolledBackRevisionSaysWhenAndWho: a revision rolled back says when
+// it was reverted and by whom (revertedAt, revertedBy), not the time and
+// reviewer of its acceptance.
+func TestRolledBackRevisionSaysWhenAndWho(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	id := s.submit(a, "both", proposal{"BULK-0001", 90, enrichment.Fields{Name: ptr("One, renamed")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+	s.addReviewer(a.Org, "bob@alpha.example")
+	s.call(http.MethodPatch, "/api/collections/revisions/records/"+id, s.token("bob@alpha.example"), `{"status":"accepted"}`, http.StatusOK, nil)
+	// note: accepted long ago, so that its date cannot pass for the rollback's
+	if _, err := s.app.DB().NewQuery("UPDATE revisions SET reviewedAt = '2025-01-02 12:00:00.000Z' WHERE id = {:id}").
+		Bind(map[string]any{"id": id}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	s.call(http.MethodPost, "/api/enrichment/review/rollbacks", s.token("ann@alpha.example"),
+		`{"apiClient":"`+store.FormatID(a.Clients["both"])+`","since":"2020-01-01T00:00:00Z"}`, http.StatusOK, nil)
+	s.waitStatus(id, "reverted")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	openLink(t, ctx, s.url, id)
+	waitRevision(t, ctx, id)
+	note := text(t, ctx, "#closed-note")
+	reverted := strconv.Itoa(s.record("revisions", id).GetDateTime("revertedAt").Time().Year())
+	if !strings.HasPrefix(note, "This revision was reverted on ") || !strings.Contains(note, reverted) ||
+		!strings.Contains(note, "by ann@alpha.example") || !strings.Contains(note, "bob@alpha.example accepted it") {
+		t.Errorf("closed note %q: want the rollback's date (%s) and ann@alpha.example, then bob's acceptance", note, reverted)
+	}
+	if before, _, _ := strings.Cut(note, " by "); strings.Contains(before, "2025") {
+		t.Errorf("closed note %q dates the rollback by the acceptance", note)
 	}
 }

@@ -41,3 +41,30 @@ func TestVendorTextIsText(t *testing.T) {
 		}
 	}
 }
+
+// TestWordDiffReadsOldThenNew: a word replaced reads "old new" in the
+// diff's text (innerText, as copying and screen readers take it), not
+// "oldnew": in a field's diff and in an attribute's.
+func TestWordDiffReadsOldThenNew(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	id := s.submit(a, "both", proposal{"SKU-M-RED", 90, enrichment.Fields{Name: ptr("Trail Anthracite"),
+		Attributes: &[]enrichment.StoredAttribute{{Attribute: "Color", Detail: "Crimson"}}}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+	was := s.product(a, "SKU-M-RED").GetString("name")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, id)
+	name := eval[string](t, ctx, `document.querySelector('[data-field=name] .inline .val').innerText`)
+	if marks := eval[string](t, ctx, `[...document.querySelectorAll('[data-field=name] .inline :is(del, ins)')].map(e => e.textContent).join('|')`); marks == "" {
+		t.Fatalf("no word of the name is marked (%q → %q)", was, name)
+	}
+	del := eval[string](t, ctx, `document.querySelector('[data-field=name] .inline del')?.textContent ?? ''`)
+	if ins := eval[string](t, ctx, `document.querySelector('[data-field=name] .inline ins').textContent`); !strings.Contains(name, del+" "+ins) {
+		t.Errorf("name diff reads %q, want %q then %q apart", name, del, ins)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('table.attrs tr[data-attribute=Color] .c-proposed').innerText`); got != "Red Crimson" {
+		t.Errorf("attribute diff reads %q, want %q", got, "Red Crimson")
+	}
+}

@@ -46,8 +46,8 @@ func TestLiveQueue(t *testing.T) {
 // TestClaimShownToAnotherReviewer: the revision a reviewer opens is
 // claimed for them and released when they move on; another reviewer's
 // queue leaves it out unless asked, then says who is reviewing it, the
-// revision says so too, and a decision on it is refused (409) and changes
-// nothing.
+// revision says so too and cannot be decided from the page, and a
+// decision sent anyway is refused (409) and changes nothing.
 func TestClaimShownToAnotherReviewer(t *testing.T) {
 	s := newService(t)
 	a := s.f.A
@@ -78,18 +78,17 @@ func TestClaimShownToAnotherReviewer(t *testing.T) {
 		/^ann@alpha\.example is reviewing this revision/.test(document.querySelector('#claim-holder').textContent)`)
 	s.waitClaim(runner, "") // Bob moved on: released
 
-	do(t, ctx, chromedp.Click(chromedp.CSS("#reject")))
-	waitFor(t, ctx, "the refusal", `/claimed by ann@alpha\.example/.test(document.querySelector('#notice').textContent)`)
+	waitFor(t, ctx, "deciding off", `document.querySelector('#reject').disabled`)
+	s.call(http.MethodPatch, "/api/collections/revisions/records/"+trail, s.reviewerToken("bob@alpha.example"),
+		`{"status":"rejected","reason":"other"}`, http.StatusConflict, nil)
 	if got, _ := s.status(trail); got != "pending" {
 		t.Errorf("Ann's revision is %s after Bob's refused decision", got)
 	}
-	if n := s.statuses.get(http.StatusConflict); n == 0 {
-		t.Error("no 409 answered")
-	}
-	// once Ann lets go, Bob decides it
+	// once Ann lets go, Bob decides it when he comes back to it
 	if code := s.statusOf(http.MethodDelete, "/api/enrichment/review/claims/"+trail, ann); code != 204 {
 		t.Fatalf("Ann's release: %d", code)
 	}
+	openRevision(t, ctx, runner)
 	openRevision(t, ctx, trail)
 	waitFor(t, ctx, "nobody else reviewing it", `document.querySelector('#claim-holder').hidden`)
 	do(t, ctx, chromedp.Click(chromedp.CSS("#reject")))
@@ -231,5 +230,87 @@ func TestTriageFiltersInTheAddress(t *testing.T) {
 	listed("competing trail after a reload", trail, rival)
 	if !eval[bool](t, ctx, `document.querySelector('#triage-box').open && document.querySelector('#f-q').value === 'trail' && document.querySelector('#f-competing').checked`) {
 		t.Error("the triage form does not show the filters of the address after a reload")
+	}
+}
+
+// TestDecidedRevisionNotClaimed: opening a decided revision (a link to
+// it) claims nothing, so no 409 comes back; the pending one opened next
+// is claimed as usual.
+func TestDecidedRevisionNotClaimed(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	ids := s.submit(a, "both",
+		proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro")}},
+		proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})
+	decided, pending := ids[0], ids[1]
+	s.decide(decided, "accepted")
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	openLink(t, ctx, s.url, decided)
+	waitRevision(t, ctx, decided)
+	openRevision(t, ctx, pending)
+	s.waitClaim(pending, "ann@alpha.example") // note: claims follow the revisions drawn, in order
+	if n := s.statuses.requests("POST /api/enrichment/review/claims/" + decided); n != 0 {
+		t.Errorf("the decided revision was claimed %d times", n)
+	}
+	if n := s.statuses.get(http.StatusConflict); n != 0 {
+		t.Errorf("%d answers were 409", n)
+	}
+}
+
+// TestClaimedRevisionCannotBeDecided: on a revision another reviewer
+// holds, every decision button is disabled and the decision keys do
+// nothing, while the claim lasts; once it is gone (Bob's own claim then
+// succeeds, as at its renewal), the buttons come back as they were.
+func TestClaimedRevisionCannotBeDecided(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	id := s.submit(a, "both", proposal{"SKU-M", 60, enrichment.Fields{Name: ptr("Trail Classic")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+	s.addReviewer(a.Org, "bob@alpha.example")
+	ann := s.reviewerToken("ann@alpha.example")
+	if code := s.statusOf(http.MethodPost, "/api/enrichment/review/claims/"+id, ann); code != 200 {
+		t.Fatalf("Ann's claim: %d", code)
+	}
+
+	ctx := newTab(t)
+	// note: the claim's renewal, every minute, is run by the test when it wants (the last one set)
+	onEveryLoad(t, ctx, `{ const every = window.setInterval; window.__renew = null;
+		window.setInterval = (f, ms, ...args) => { if (ms === 60000) window.__renew = f; return every(f, ms, ...args); }; }`)
+	signIn(t, ctx, s.url, "bob@alpha.example")
+	openLink(t, ctx, s.url, id)
+	waitRevision(t, ctx, id)
+	waitFor(t, ctx, "who is reviewing it", `!document.querySelector('#claim-holder').hidden`)
+	buttons := `[...document.querySelectorAll('#decide-actions button')]`
+	if n := eval[int](t, ctx, buttons+`.length`); n == 0 {
+		t.Fatal("no decision buttons")
+	}
+	if on := eval[[]string](t, ctx, buttons+`.filter(b => !b.disabled).map(b => b.id)`); len(on) != 0 {
+		t.Errorf("decision buttons enabled on a revision Ann holds: %v", on)
+	}
+	do(t, ctx, chromedp.Focus(chromedp.CSS("#revision-body")))
+	for _, key := range []string{"a", "s", "r"} {
+		press(t, ctx, key)
+		// note: a decision is held at once, as the key is handled: its notice names the revision
+		if got := text(t, ctx, "#notice"); strings.Contains(got, "#"+id) {
+			t.Fatalf("key %s decided: %q", key, got)
+		}
+	}
+	if got := text(t, ctx, "#decision-status"); !strings.Contains(got, "ann@alpha.example is reviewing this revision") {
+		t.Errorf("the keys say %q", got)
+	}
+
+	// Ann lets go: Bob's claim (as its renewal would) succeeds and deciding is on again
+	if code := s.statusOf(http.MethodDelete, "/api/enrichment/review/claims/"+id, ann); code != 204 {
+		t.Fatalf("Ann's release: %d", code)
+	}
+	eval[bool](t, ctx, `(window.__renew(), true)`)
+	waitFor(t, ctx, "deciding on again", `document.querySelector('#claim-holder').hidden && !document.querySelector('#reject').disabled && !document.querySelector('#accept-all').disabled`)
+	press(t, ctx, "r")
+	s.waitStatus(id, "rejected")
+	if n := s.statuses.requests("PATCH /api/collections/revisions/records/" + id); n != 1 {
+		t.Errorf("%d decisions sent, want the last one only", n)
 	}
 }

@@ -154,3 +154,38 @@ func (s *service) save(collection string, fields map[string]any) string {
 	}
 	return r.Id
 }
+
+// TestTrustViewAccessible: the trust view passes the two checks axe
+// failed on it, read from the DOM (axe itself is not part of the repo):
+// every column header has an accessible name (empty-table-header: the
+// Edit column), and no two landmarks share a role and a name
+// (landmark-unique: the policies' section and its table's region).
+func TestTrustViewAccessible(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	s.addReviewer(a.Org, "ann@alpha.example")
+	s.save("trust_policies", map[string]any{"organization": string(a.Org), "apiClient": store.FormatID(a.Clients["both"]),
+		"fields": []string{"name"}, "minConfidence": 80, "targetPrecision": 0.95, "minReviewed": 200, "auditRate": 0.05, "enabled": true})
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#tab-trust")))
+	waitFor(t, ctx, "the policies' table", `document.querySelectorAll('table.policies tbody tr').length === 1`)
+	if empty := eval[int](t, ctx, `[...document.querySelectorAll('#trust-view th')].filter(th => !(th.getAttribute('aria-label') || th.textContent).trim()).length`); empty != 0 {
+		t.Errorf("%d column headers of the trust view have no accessible name", empty)
+	}
+	// a landmark's role and name: a section or an element of role region, named by aria-labelledby or aria-label
+	landmarks := eval[[]string](t, ctx, `[...document.querySelectorAll('#trust-view :is(section, [role=region], nav, aside, form[aria-label], form[aria-labelledby])')].map(e => {
+		const role = e.getAttribute('role') || (e.tagName === 'SECTION' ? 'region' : e.tagName.toLowerCase());
+		const by = e.getAttribute('aria-labelledby');
+		const name = by ? by.split(/\s+/).map(id => document.getElementById(id)?.textContent ?? '').join(' ') : e.getAttribute('aria-label') ?? '';
+		return role + ': ' + name.trim();
+	})`)
+	seen := map[string]bool{}
+	for _, l := range landmarks {
+		if seen[l] {
+			t.Errorf("two landmarks are %q (all: %q)", l, landmarks)
+		}
+		seen[l] = true
+	}
+}

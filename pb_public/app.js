@@ -166,7 +166,7 @@ function onSelect(item, { open = false } = {}) {
   else if (item) history.replaceState(history.state, '', `#queue/${item.id}`);
   if (item && open) pane('revision');
   afterDrawn(drawn, () => {
-    together.hold(item?.id ?? null);
+    together.hold(revision.claimable(item?.id)); // note: a decided revision is not claimed (409)
     if (item) revision.prefetch(queue.next());
   });
 }
@@ -174,7 +174,7 @@ function onSelect(item, { open = false } = {}) {
 // showAlone shows a revision that the queue does not list (decided, or
 // filtered out); the address keeps naming it.
 function showAlone(id) {
-  afterDrawn(revision.show(id), () => together.hold(id));
+  afterDrawn(revision.show(id), () => together.hold(revision.claimable(id)));
   pane('revision');
 }
 

@@ -71,10 +71,18 @@ export function textInline(from, to) {
   return h('div', { class: 'val diff' }, segments.map((s, i) => {
     // note: the space before a removed word is the old text's, kept so that words do not run together
     if (s.op === 'same') return segments[i + 1]?.op === 'del' && /\s$/.test(s.a) && !/\s$/.test(s.b) ? s.b + s.a.match(/\s+$/)[0] : s.b;
-    if (s.op === 'del') return h('del', {}, s.text);
-    if (s.op === 'ins') return h('ins', {}, s.text);
+    if (s.op === 'del' || s.op === 'ins') return [h(s.op, {}, s.text), between(s, segments[i + 1])];
     return fold(s);
   }));
+}
+
+// between separates a removed text from the added one right after it (or
+// the other way round) by a space when neither ends or starts with one,
+// so that copying, innerText and screen readers read "old new", not
+// "oldnew".
+function between(s, next) {
+  const other = s.op === 'del' ? 'ins' : 'del';
+  return next?.op === other && !/\s$/.test(s.text) && !/^\s/.test(next.text) ? ' ' : null;
 }
 
 // fold is an unchanged stretch shown by its ends, with a button for the rest.

@@ -2,8 +2,10 @@
 // first, from GET /api/enrichment/review/decided: everyone's or the
 // reviewer's own, by whom (a person or a trust policy) and by API client,
 // a page at a time. Each opens in the revision view (#queue/ID), which
-// shows what became of each field.
+// shows what became of each field. Its filters and page are kept in the
+// address (lib/decided-address.js).
 import * as api from '../lib/api.js';
+import { decidedFromAddress, writeDecidedAddress } from '../lib/decided-address.js';
 import { $, ago, h, message, replace, when } from '../lib/dom.js';
 
 const state = { page: 1, whose: '', decidedBy: '', client: '', seq: 0 };
@@ -32,8 +34,9 @@ function select(id, label, key, options) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), el);
 }
 
-/** showDecided draws the decided view in body. */
+/** showDecided draws the decided view in body, with the filters the address names (a bare #decided keeps those of the last visit). */
 export async function showDecided(body) {
+  Object.assign(state, decidedFromAddress());
   clients ??= api.clients().catch(() => []);
   const list = await clients;
   replace(body,
@@ -74,6 +77,7 @@ async function draw() {
     const res = await decided(state);
     if (mine !== state.seq) return;
     state.page = res.page;
+    writeDecidedAddress(state);
     $('#decided-summary').textContent = res.totalItems ? `${res.totalItems} decided` : 'Nothing decided here yet.';
     replace(box, res.items.length ? h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': 'Decided revisions' },
       h('table', { class: 'decided-table' },

@@ -58,5 +58,6 @@ export async function route(showOnly) {
 
 /** named is the extra view an address's hash names, if any. */
 export function named(hash) {
-  return views.find((v) => hash === v.hash || hash.startsWith(`${v.hash}/`));
+  // note: #decided?… names the decided view with its filters
+  return views.find((v) => hash === v.hash || hash.startsWith(`${v.hash}/`) || hash.startsWith(`${v.hash}?`));
 }

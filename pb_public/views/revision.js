@@ -20,6 +20,7 @@ import { zoomable } from '../lib/zoom.js';
 const state = {
   id: null, rev: null, proposals: null, picks: {}, seq: 0,
   alone: false, // the reviewer asked for this proposal alone, not with its competitors
+  heldBy: null, // another reviewer's claim on the revision shown ({email, name, expiresAt}): deciding is off
   cache: new Map(), // id → {at, data}: revisions read ahead
   onDecide: () => {},
 };
@@ -36,6 +37,44 @@ export function initRevision({ onDecide }) {
 /** shown is the revision on screen, if any. */
 export function shown() {
   return state.rev;
+}
+
+/** claimable is id when it is the revision on screen and may be decided, as the server says: only such a revision is claimed. */
+export function claimable(id) {
+  return id && state.rev?.id === id && reviewOf(state.rev).decidable ? id : null;
+}
+
+/**
+ * heldBy says that another reviewer holds the revision on screen (their
+ * claim: {email, name, expiresAt}), so that deciding it is off: its
+ * buttons are disabled and its keys do nothing until the claim is gone
+ * (null), when they come back as they were.
+ */
+export function heldBy(holder) {
+  state.heldBy = holder;
+  showHeld();
+}
+
+// showHeld disables the decision buttons while another reviewer holds the
+// revision, and enables again those it disabled.
+function showHeld() {
+  for (const b of $('#decide-actions').querySelectorAll('button')) {
+    if (state.heldBy && !b.disabled) {
+      b.disabled = true;
+      b.dataset.held = '';
+    } else if (!state.heldBy && 'held' in b.dataset) {
+      b.disabled = false;
+      delete b.dataset.held;
+    }
+  }
+}
+
+// held tells whether another reviewer holds the revision on screen, and
+// says so where the decision's status is shown.
+function held() {
+  if (!state.heldBy) return false;
+  setStatus(`${state.heldBy.name || state.heldBy.email} is reviewing this revision: deciding it is off until they are done.`);
+  return true;
 }
 
 /** showing is the id of the revision on screen or being read to be shown next, if any. */
@@ -88,7 +127,10 @@ export async function show(id, { product, template, force = false } = {}) {
     return;
   }
   if (id === state.id && !force) return;
-  if (id !== state.id) state.alone = false;
+  if (id !== state.id) {
+    state.alone = false;
+    state.heldBy = null;
+  }
   const refocus = focusInside();
   state.id = id;
   resetReason();
@@ -156,6 +198,7 @@ function render() {
     replace($('#decide-actions'), view.actions);
     legend({ rejectAll: all.length });
     restoreDraft(rev.id);
+    showHeld();
     return;
   }
   const fields = review.fields.map((f) => f.name); // the proposed fields, in the API's order
@@ -181,6 +224,7 @@ function render() {
   replace($('#decide-actions'), decidable ? decisionButtons(rev, product, pending) : null);
   legend({ rejectAll: 0 });
   restoreDraft(rev.id);
+  showHeld();
 }
 
 // header names the revision and shows its product's context.
@@ -267,6 +311,11 @@ function closedNote(rev) {
     parts.push('. It cannot be decided.');
   } else if (rev.status === 'expired') {
     parts.push(`Expired on ${when(rev.closedAt)}: it waited longer than the organization allows. It cannot be decided.`);
+  } else if (rev.status === 'reverted') {
+    // note: a rollback keeps the acceptance's reviewedAt and reviewer; it has its own time and author
+    parts.push(`This revision was reverted on ${when(rev.revertedAt)} by ${who(rev.revertedBy)}`);
+    if (rev.reviewedAt) parts.push(`, after ${who(rev.reviewer)} accepted it on ${when(rev.reviewedAt)}`);
+    parts.push('.');
   } else {
     const which = rev.status === 'accepted' && rev.approvedFields?.length ? ` (${rev.approvedFields.join(', ')})` : '';
     parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${who(rev.reviewer)}.`);
@@ -316,18 +365,21 @@ export function toggleField(n) {
 
 /** acceptAll accepts every pending field of the revision on screen (with competitors: applies the choices). */
 export function acceptAll() {
+  if (held()) return;
   if (together()) return compete.apply();
   return decideShown('accepted', null);
 }
 
 /** acceptSelected accepts the ticked fields and attributes only. */
 export function acceptSelected() {
+  if (held()) return;
   if (together()) return compete.apply();
   return decideShown('accepted', 'ticked');
 }
 
 /** reject rejects the revision on screen (with competitors: all of them). */
 export function reject() {
+  if (held()) return;
   if (together()) return compete.rejectAll();
   return decideShown('rejected', null);
 }
@@ -343,7 +395,7 @@ export function focusComment() {
 
 function decidableRev() {
   const rev = state.rev;
-  if (!rev || !reviewOf(rev).decidable || !$('#decide-actions button')) return null;
+  if (!rev || !reviewOf(rev).decidable || !$('#decide-actions button') || held()) return null;
   return rev;
 }
 

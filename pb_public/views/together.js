@@ -7,6 +7,7 @@ import * as api from '../lib/api.js';
 import { $, h, message, replace, when } from '../lib/dom.js';
 import * as outbox from '../lib/outbox.js';
 import * as queue from './queue.js';
+import * as revision from './revision.js';
 
 // renewMs renews a claim well within its 120 s.
 const renewMs = 60_000;
@@ -108,12 +109,14 @@ function release(id, { keepalive = false } = {}) {
 }
 
 // showHolder says in the revision view who else is reviewing it.
+// While they do, deciding it is off (revision.heldBy).
 function showHolder(holder) {
   const el = $('#claim-holder');
   el.hidden = !holder;
+  revision.heldBy(holder);
   if (!holder) return;
   const who = holder.name ? `${holder.name} (${holder.email})` : holder.email;
-  replace(el, h('strong', {}, who), ` is reviewing this revision (until ${when(holder.expiresAt)}): a decision here would be refused.`);
+  replace(el, h('strong', {}, who), ` is reviewing this revision (until ${when(holder.expiresAt)}): deciding it is off until they are done.`);
 }
 
 // The triage filters.
