@@ -13,14 +13,23 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
-// Store runs the service's hand-written queries on one app (or transaction).
+// Store runs the service's hand-written queries on one app (or
+// transaction). Its queries are grouped by area (areas.go): st.Review(),
+// st.Catalog() and so on.
 type Store struct {
+	base
+}
+
+// base is what every area of the store shares: the app it queries, and
+// through it the database, transactions, the cache's generations and the
+// after-commit step. Every area type embeds it.
+type base struct {
 	app core.App
 }
 
 // New returns a store on app; pass a transaction's app to stay inside it.
 func New(app core.App) *Store {
-	return &Store{app: app}
+	return &Store{base{app: app}}
 }
 
 // db is the builder for the store's queries: SELECTs go to the read pool,
