@@ -280,7 +280,7 @@ func (im *importer) claimMasters(b *batchKeys, stored []*store.StoredProduct) er
 	if len(masters) == 0 {
 		return nil
 	}
-	variants, err := im.s.ImportVariantsOf(im.org, masters)
+	variants, err := im.s.Catalog().ImportVariantsOf(im.org, masters)
 	if err != nil {
 		return err
 	}

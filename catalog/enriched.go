@@ -137,8 +137,8 @@ func sameValue(a, b *string) bool {
 // writeAccepted forgets the accepted values that no longer hold and marks
 // the revisions' fields that the file overwrote.
 func (im *importer) writeAccepted() error {
-	if err := im.s.ForgetAcceptedValues(im.org, im.accepted.forget); err != nil {
+	if err := im.s.Catalog().ForgetAcceptedValues(im.org, im.accepted.forget); err != nil {
 		return err
 	}
-	return im.s.MarkOverwritten(im.org, im.accepted.overwritten, im.now)
+	return im.s.Catalog().MarkOverwritten(im.org, im.accepted.overwritten, im.now)
 }

@@ -18,7 +18,7 @@ import (
 // see docs/catalog-format.md ("Export").
 func Export(app core.App, org enrichment.Org, w io.Writer, format string) (int, error) {
 	s := store.New(app)
-	ok, err := s.OrgExists(org)
+	ok, err := s.Accounts().OrgExists(org)
 	if err != nil {
 		return 0, err
 	}
@@ -27,7 +27,7 @@ func Export(app core.App, org enrichment.Org, w io.Writer, format string) (int, 
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var n int
-	err = s.ReadCatalog(org, func(r *store.CatalogReader) error {
+	err = s.Catalog().ReadCatalog(org, func(r *store.CatalogReader) error {
 		var err error
 		switch format {
 		case "", FormatJSON:

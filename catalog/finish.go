@@ -55,7 +55,7 @@ func (im *importer) checkClaims() error {
 func (im *importer) holders(skus []string) (map[string][]store.StoredProduct, error) {
 	out := map[string][]store.StoredProduct{}
 	for start := 0; start < len(skus); start += batchSize {
-		rows, err := im.s.ImportProductsByKeys(im.org, skus[start:min(start+batchSize, len(skus))], nil)
+		rows, err := im.s.Catalog().ImportProductsByKeys(im.org, skus[start:min(start+batchSize, len(skus))], nil)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func (im *importer) linkVariants() error {
 			im.rewritten(l.outcome)
 		}
 	}
-	return im.s.SetImportVariantMasters(im.org, fixes, im.now)
+	return im.s.Catalog().SetImportVariantMasters(im.org, fixes, im.now)
 }
 
 // checkStoredVariants refuses a file that changes the master of a stored
@@ -140,7 +140,7 @@ func (im *importer) checkStoredVariants() error {
 	var first *Error
 	firstIndex := 0
 	for start := 0; start < len(masters); start += batchSize {
-		variants, err := im.s.ImportVariantsOf(im.org, masters[start:min(start+batchSize, len(masters))])
+		variants, err := im.s.Catalog().ImportVariantsOf(im.org, masters[start:min(start+batchSize, len(masters))])
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func (im *importer) linkEarlyTemplates() error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := im.s.ImportStoredRows(im.org, ids)
+	rows, err := im.s.Catalog().ImportStoredRows(im.org, ids)
 	if err != nil {
 		return err
 	}
@@ -221,14 +221,14 @@ func (im *importer) linkEarlyTemplates() error {
 		relinks = append(relinks, store.ImportRelink{ID: e.id, Template: t.ID, Attributes: text, Hash: storedHash(row)})
 		im.rewritten(e.outcome)
 	}
-	return im.s.RelinkImportProducts(im.org, relinks, im.now)
+	return im.s.Catalog().RelinkImportProducts(im.org, relinks, im.now)
 }
 
 // deactivateMissing deactivates the organization's active products that
 // the file does not contain.
 func (im *importer) deactivateMissing() error {
 	var ids []int64
-	err := im.s.EachActiveImportProduct(im.org, func(id int64) {
+	err := im.s.Catalog().EachActiveImportProduct(im.org, func(id int64) {
 		if _, inFile := im.seen[id]; !inFile {
 			ids = append(ids, id)
 		}
@@ -236,7 +236,7 @@ func (im *importer) deactivateMissing() error {
 	if err != nil {
 		return err
 	}
-	if err := im.s.DeactivateImportProducts(im.org, ids, im.now); err != nil {
+	if err := im.s.Catalog().DeactivateImportProducts(im.org, ids, im.now); err != nil {
 		return err
 	}
 	im.res.Deactivated = len(ids)

@@ -68,7 +68,7 @@ func (im *importer) number(stored []*store.StoredProduct) ([]int64, error) {
 	next := int64(0)
 	if fresh > 0 {
 		var err error
-		if next, err = im.s.ReserveImportIDs("products", fresh); err != nil {
+		if next, err = im.s.Catalog().ReserveImportIDs("products", fresh); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +102,7 @@ func (im *importer) readStored(stored []*store.StoredProduct) (storedState, erro
 			}
 		}
 		var err error
-		if st.accepted, err = im.s.AcceptedValues(im.org, matched); err != nil {
+		if st.accepted, err = im.s.Catalog().AcceptedValues(im.org, matched); err != nil {
 			return storedState{}, err
 		}
 	}
@@ -112,7 +112,7 @@ func (im *importer) readStored(stored []*store.StoredProduct) (storedState, erro
 			read = append(read, sp.ID)
 		}
 	}
-	rows, err := im.s.ImportStoredRows(im.org, read)
+	rows, err := im.s.Catalog().ImportStoredRows(im.org, read)
 	if err != nil {
 		return storedState{}, err
 	}

@@ -79,14 +79,14 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 	var res Result
 	err := app.RunInTransaction(func(txApp core.App) error {
 		s := store.New(txApp)
-		ok, err := s.OrgExists(org)
+		ok, err := s.Accounts().OrgExists(org)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		return s.WithoutMemoryMap(func() error {
+		return s.Catalog().WithoutMemoryMap(func() error {
 			// decode on other goroutines while this one loads and writes
 			events, done := make(chan event, 16), make(chan struct{})
 			d := &decoder{bar: bar, out: events, done: done}
@@ -139,7 +139,7 @@ func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-c
 		}
 	}
 	if im.res.Created+im.res.Updated+im.res.Deactivated >= analyzeAfter {
-		if err := s.AnalyzeCatalog(); err != nil {
+		if err := s.Catalog().AnalyzeCatalog(); err != nil {
 			return Result{}, err
 		}
 	}

@@ -101,15 +101,15 @@ type earlyProduct struct {
 }
 
 func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, error) {
-	state, err := s.LoadImportState(org)
+	state, err := s.Catalog().LoadImportState(org)
 	if err != nil {
 		return nil, err
 	}
-	enriched, err := s.HasAcceptedValues(org)
+	enriched, err := s.Catalog().HasAcceptedValues(org)
 	if err != nil {
 		return nil, err
 	}
-	hasProducts, err := s.HasImportProducts(org)
+	hasProducts, err := s.Catalog().HasImportProducts(org)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, e
 	stamp := opts.stamp()
 	return &importer{
 		s: s, org: org, now: stamp, opts: opts, state: state, enriched: enriched, written: written,
-		writer:      s.NewImportProductWriter(org, stamp),
+		writer:      s.Catalog().NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},
 		brands:      map[string]bool{},
@@ -153,7 +153,7 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 		if stored, ok := im.state.Templates[t.Name]; ok {
 			before = len(stored.Options)
 		}
-		if err := im.s.UpsertImportTemplate(im.org, im.state, row, im.now); err != nil {
+		if err := im.s.Catalog().UpsertImportTemplate(im.org, im.state, row, im.now); err != nil {
 			return err
 		}
 		if len(im.state.Templates[t.Name].Options) != before {
@@ -171,7 +171,7 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 func (im *importer) addProduct(item decoded) error {
 	p := &item.p
 	if b := p.Brand; b != nil {
-		id, err := im.s.UpsertImportBrand(im.org, im.state, b.Name, b.Website, b.Slug, im.now)
+		id, err := im.s.Catalog().UpsertImportBrand(im.org, im.state, b.Name, b.Website, b.Slug, im.now)
 		if err != nil {
 			return err
 		}

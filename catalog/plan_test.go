@@ -27,7 +27,7 @@ func TestImportLooksUpKeysByIndex(t *testing.T) {
 			}
 		}
 	}
-	_, err := store.New(app).ImportProductsByKeys(org, []string{"A", "B"}, []string{"E"})
+	_, err := store.New(app).Catalog().ImportProductsByKeys(org, []string{"A", "B"}, []string{"E"})
 	for _, db := range dbs {
 		db.QueryLogFunc = nil
 	}

@@ -103,5 +103,5 @@ func (im *importer) storedByKeys(skus, externalIDs []string) ([]store.StoredProd
 			return nil, nil
 		}
 	}
-	return im.s.ImportProductsByKeys(im.org, skus, externalIDs)
+	return im.s.Catalog().ImportProductsByKeys(im.org, skus, externalIDs)
 }

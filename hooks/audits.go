@@ -81,7 +81,7 @@ func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		res, err := st.Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
+		res, err := st.Review().Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
 			rev.GetString("auditedBy"), time.Now())
 		if err != nil {
 			return false, fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
@@ -101,14 +101,14 @@ func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
 	if id == "" {
 		return reverted, nil
 	}
-	p, err := st.FindPolicy(id)
+	p, err := st.Trust().FindPolicy(id)
 	if err != nil {
 		return reverted, err
 	}
 	if !p.Enabled || p.State == enrichment.PolicySuspended {
 		return reverted, nil
 	}
-	closed, err := st.ClosedAudits(id, p.EnabledAt.Time())
+	closed, err := st.Trust().ClosedAudits(id, p.EnabledAt.Time())
 	if err != nil {
 		return reverted, err
 	}

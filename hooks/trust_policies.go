@@ -148,7 +148,7 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 			p.State = enrichment.PolicyLearning
 		}
 	}
-	m, err := store.New(app).Measure(store.Policy{Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
+	m, err := store.New(app).Trust().Measure(store.Policy{Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
 		Template: rec.GetString("template"), TrustPolicy: p}, now)
 	if err != nil {
 		return false, err

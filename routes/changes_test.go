@@ -181,7 +181,7 @@ func TestChangeFeed(t *testing.T) {
 		dbx.NewExp("seq <= 5")).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := store.New(app).PurgeChanges(time.Now().Add(-store.ChangesRetention)); err != nil || n < 5 {
+	if n, err := store.New(app).Catalog().PurgeChanges(time.Now().Add(-store.ChangesRetention)); err != nil || n < 5 {
 		t.Fatalf("purged %d, %v", n, err)
 	}
 	early := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:2:%d", f.A.Org, time.Now().UnixMilli())))

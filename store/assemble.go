@@ -13,7 +13,7 @@ import (
 // assemble turns product rows into the API's products with a fixed number of
 // queries whatever the page size: one for the variants of the page's masters,
 // one for the masters of its variants, one for brands, one for options.
-func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Product, error) {
+func (s *Catalog) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Product, error) {
 	out := make([]enrichment.Product, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -129,7 +129,7 @@ type variantRow struct {
 func (r variantRow) recordID() string { return r.ID }
 
 // variantsOf returns the active variants of the given masters, by master id.
-func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][]variantRow, error) {
+func (s *Catalog) variantsOf(org enrichment.Org, masterIDs []string) (map[string][]variantRow, error) {
 	out := map[string][]variantRow{}
 	if len(masterIDs) == 0 {
 		return out, nil
@@ -156,7 +156,7 @@ func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][
 }
 
 // skusByID maps product ids to SKUs, inactive products included.
-func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, error) {
+func (s *Catalog) skusByID(org enrichment.Org, ids []string) (map[string]string, error) {
 	out := map[string]string{}
 	if len(ids) == 0 {
 		return out, nil
@@ -179,7 +179,7 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 
 // brandsByID returns those of ids that are brands of org, from all of its
 // brands (cached as its options are, see optionRefs).
-func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
+func (s *Catalog) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
 	return pickCached(s, brandsCache, org, ids, func() (map[string]enrichment.Brand, error) {
 		return s.allBrands(org)
 	})
@@ -211,7 +211,7 @@ func pickCached[K comparable, V any](s *Store, kind cacheKind[enrichment.Org, ma
 	return out, nil
 }
 
-func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, error) {
+func (s *Catalog) allBrands(org enrichment.Org) (map[string]enrichment.Brand, error) {
 	var rows []struct {
 		ID      string `db:"id"`
 		Name    string `db:"name"`
@@ -235,14 +235,14 @@ func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, erro
 // generation holds (every change of an option moves it): a page of
 // products links to hundreds of options, and looking each up cost a lookup
 // of 50 SKUs nearly half its time.
-func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
+func (s *Catalog) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
 	return pickCached(s, optionsCache, org, ids, func() (map[int64]enrichment.OptionRef, error) {
 		return s.allOptionRefs(org)
 	})
 }
 
 // allOptionRefs is every template option of org, by id.
-func (s *Store) allOptionRefs(org enrichment.Org) (map[int64]enrichment.OptionRef, error) {
+func (s *Catalog) allOptionRefs(org enrichment.Org) (map[int64]enrichment.OptionRef, error) {
 	var rows []optionRow
 	err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
 		Where(dbx.HashExp{"organization": string(org)}).All(&rows)

@@ -42,7 +42,7 @@ type auditRow struct {
 
 // Audits lists a page of the pending audits of orgs, oldest acceptance
 // first, with their total.
-func (s *Store) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Page[AuditItem], error) {
+func (s *Trust) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Page[AuditItem], error) {
 	in := make([]any, len(orgs))
 	for i, o := range orgs {
 		in[i] = string(o)

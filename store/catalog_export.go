@@ -44,7 +44,7 @@ type CatalogReader struct {
 
 // ReadCatalog calls fn with a reader of org's catalog, all of whose reads
 // see one snapshot of the database.
-func (s *Store) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error) error {
+func (s *Catalog) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error) error {
 	db, ok := s.app.ConcurrentDB().(*dbx.DB)
 	if !ok { // note: already inside a transaction: its snapshot it is
 		return fn(&CatalogReader{db: s.db(), org: org})

@@ -87,7 +87,7 @@ func templateOptionRows(db dbx.Builder, org enrichment.Org) ([]templateOptionRow
 }
 
 // LoadImportState reads org's templates, options and brands.
-func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
+func (s *Catalog) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	st := &ImportState{
 		Templates: map[string]*ImportTemplate{},
 		Brands:    map[string]*ImportBrand{},
@@ -127,7 +127,7 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 // HasImportProducts says whether org has any product, active or not: an
 // import into an organization without any (a new merchant's first) knows
 // that every product it finds was written by itself.
-func (s *Store) HasImportProducts(org enrichment.Org) (bool, error) {
+func (s *Catalog) HasImportProducts(org enrichment.Org) (bool, error) {
 	var n int
 	err := s.db().NewQuery(`SELECT COUNT(*) FROM (SELECT 1 FROM {{products}} WHERE [[organization]] = {:org} LIMIT 1)`).
 		Bind(dbx.Params{"org": string(org)}).Row(&n)
@@ -144,7 +144,7 @@ const storedProductColumns = "[[id]], [[sku]], [[externalId]], [[variantMaster]]
 // whose externalId is one of externalIDs, as they are now (the import's
 // writes so far included), in id order. One query per call: the import
 // asks once per batch, with a few hundred keys.
-func (s *Store) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []string) ([]StoredProduct, error) {
+func (s *Catalog) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []string) ([]StoredProduct, error) {
 	// note: the keys find rowids in the indexes alone (idx_products_sku; the
 	// partial idx_products_external_id, which the non-empty condition lets
 	// the planner use), then each row is read once: a UNION of rows read a
@@ -158,7 +158,7 @@ func (s *Store) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []str
 
 // ImportVariantsOf returns org's products whose variant master is one of
 // masters, in id order.
-func (s *Store) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredProduct, error) {
+func (s *Catalog) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredProduct, error) {
 	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}}
 		WHERE [[organization]] = {:org} AND [[variantMaster]] != '' AND `+inList("variantMaster", "masters"),
 		dbx.Params{"masters": inValues(stringIDs(masters))})
@@ -166,7 +166,7 @@ func (s *Store) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredP
 
 // scanStoredProducts runs query, which selects storedProductColumns of
 // org's products, and returns the rows in id order.
-func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.Params) ([]StoredProduct, error) {
+func (s *Catalog) scanStoredProducts(org enrichment.Org, query string, params dbx.Params) ([]StoredProduct, error) {
 	params["org"] = string(org)
 	rows, err := s.db().NewQuery(query).Bind(params).Rows()
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.
 
 // EachActiveImportProduct calls fn with the id of each of org's active
 // products, in id order, one row at a time.
-func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) error {
+func (s *Catalog) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) error {
 	rows, err := s.db().NewQuery(`SELECT [[id]] FROM {{products}} WHERE [[organization]] = {:org} AND [[active]] = TRUE
 		ORDER BY CAST([[id]] AS INTEGER)`).Bind(dbx.Params{"org": string(org)}).Rows()
 	if err != nil {
@@ -214,7 +214,7 @@ func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) e
 
 // ReserveImportIDs reserves n consecutive ids of collection (see NextIDs)
 // and returns the first.
-func (s *Store) ReserveImportIDs(collection string, n int) (int64, error) {
+func (s *Catalog) ReserveImportIDs(collection string, n int) (int64, error) {
 	return NextIDs(s.db(), collection, n)
 }
 
@@ -235,7 +235,7 @@ type ImportOptionRow struct {
 // UpsertImportTemplate creates or updates org's template of t.Name and
 // upserts its options by attribute, leaving other stored options alone.
 // What is stored as the file gives it is not written.
-func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) error {
+func (s *Catalog) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) error {
 	it := st.Templates[t.Name]
 	if it == nil {
 		it = &ImportTemplate{Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
@@ -266,7 +266,7 @@ func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t Impo
 
 // UpsertImportBrand creates org's brand of that name or updates its website
 // and slug; a nil website or slug keeps the stored one. It returns the id.
-func (s *Store) UpsertImportBrand(org enrichment.Org, st *ImportState, name string, website, slug *string, now string) (int64, error) {
+func (s *Catalog) UpsertImportBrand(org enrichment.Org, st *ImportState, name string, website, slug *string, now string) (int64, error) {
 	b := st.Brands[name]
 	if b == nil {
 		b = &ImportBrand{}
@@ -289,7 +289,7 @@ func (s *Store) UpsertImportBrand(org enrichment.Org, st *ImportState, name stri
 
 // upsertRow updates org's record id of table with values, or inserts a
 // record with a new id when id is 0; it returns the id.
-func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx.Params, now string) (int64, error) {
+func (s *Catalog) upsertRow(org enrichment.Org, table string, id int64, values dbx.Params, now string) (int64, error) {
 	values["updated"] = now
 	if id != 0 {
 		_, err := s.db().Update(table, values, dbx.HashExp{"id": FormatID(id), "organization": string(org)}).Execute()
@@ -318,13 +318,13 @@ func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx
 // no gain in speed. The page cache stays the service's 8 MB: a larger one
 // saved little (1M products: 67 s with 8 MB, 63 s with 32 MB, on a noisy
 // machine) and cost half again its size in RSS at every catalog size.
-func (s *Store) WithoutMemoryMap(fn func() error) error {
+func (s *Catalog) WithoutMemoryMap(fn func() error) error {
 	return s.withPragma("mmap_size", 0, fn)
 }
 
 // withPragma runs fn with the connection setting name set to value, then
 // puts the previous value back.
-func (s *Store) withPragma(name string, value int64, fn func() error) (err error) {
+func (s *Catalog) withPragma(name string, value int64, fn func() error) (err error) {
 	return withPragmaOn(s.db(), name, value, fn)
 }
 
@@ -349,7 +349,7 @@ func withPragmaOn(db dbx.Builder, name string, value int64, fn func() error) (er
 // AnalyzeCatalog refreshes the query planner's statistics of the catalog
 // tables, which a bulk load leaves stale or missing. It samples (SQLite's
 // analysis_limit) so that its cost does not grow with the tables.
-func (s *Store) AnalyzeCatalog() error {
+func (s *Catalog) AnalyzeCatalog() error {
 	return s.withPragma("analysis_limit", 1000, func() error {
 		for _, table := range []string{"products", "brands", "attribute_templates", "attribute_options"} {
 			if _, err := s.db().NewQuery("ANALYZE {{" + table + "}}").Execute(); err != nil {

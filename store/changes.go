@@ -30,7 +30,7 @@ type ChangesPage struct {
 
 // Changes returns org's changes numbered after `after`, at most limit of
 // them, each product once with its latest change of the page.
-func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage, error) {
+func (s *Catalog) Changes(org enrichment.Org, after int64, limit int) (ChangesPage, error) {
 	var rows []struct {
 		Seq     int64          `db:"seq"`
 		Product string         `db:"product"`
@@ -61,7 +61,7 @@ func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage
 
 // ChangesHorizon is the last sequence number purged: a reader positioned
 // before it may have missed changes.
-func (s *Store) ChangesHorizon() (int64, error) {
+func (s *Catalog) ChangesHorizon() (int64, error) {
 	var h int64
 	if err := s.db().Select("purged").From(schema.ChangesHorizonTable).Row(&h); err != nil {
 		return 0, fmt.Errorf("read the change feed's horizon: %w", err)
@@ -72,7 +72,7 @@ func (s *Store) ChangesHorizon() (int64, error) {
 // PurgeChanges forgets the changes older than cutoff, and every change
 // numbered before them, so what remains is the feed's tail; it returns how
 // many it forgot.
-func (s *Store) PurgeChanges(cutoff time.Time) (int64, error) {
+func (s *Catalog) PurgeChanges(cutoff time.Time) (int64, error) {
 	var purged int64
 	err := s.Transaction(func(tx *Store) error {
 		var last int64
@@ -101,7 +101,7 @@ func (s *Store) PurgeChanges(cutoff time.Time) (int64, error) {
 // choice (as byIDsOf does): the products are found by id, never by scanning
 // the organization's rows once per chunk (an import of 100k new products
 // spent 45 s there).
-func (s *Store) RecordUpserts(org enrichment.Org, ids []int64) error {
+func (s *Catalog) RecordUpserts(org enrichment.Org, ids []int64) error {
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
 		_, err := s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])

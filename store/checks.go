@@ -19,7 +19,7 @@ import (
 // organization's cache; the slugs other products have, from one indexed
 // query per batch. Each proposal's Issues end up with the checks' findings
 // first and those of its sources (found when it was read) after.
-func (s *Store) checkProposals(org enrichment.Org, proposals []enrichment.Proposal, matches map[string][]submissionProduct) error {
+func (s *Proposals) checkProposals(org enrichment.Org, proposals []enrichment.Proposal, matches map[string][]submissionProduct) error {
 	var slugs []string
 	for i := range proposals {
 		p := &proposals[i]
@@ -111,7 +111,7 @@ func escaped(s string) bool {
 
 // slugOwners maps each of slugs that products of org have to their ids, in
 // one query on the products' slug index.
-func (s *Store) slugOwners(org enrichment.Org, slugs []string) (map[string][]string, error) {
+func (s *Proposals) slugOwners(org enrichment.Org, slugs []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	if len(slugs) == 0 {
 		return out, nil
@@ -139,7 +139,7 @@ var checkOptionsCache = cacheKind[enrichment.Org, map[string][]enrichment.CheckO
 // templateOptions is every attribute option of org by template id, as the
 // checks see them: from the cache while org's generation holds (every
 // change of an option moves it).
-func (s *Store) templateOptions(org enrichment.Org) (map[string][]enrichment.CheckOption, error) {
+func (s *Proposals) templateOptions(org enrichment.Org) (map[string][]enrichment.CheckOption, error) {
 	return cachedOf(s, checkOptionsCache, org, org, func() (map[string][]enrichment.CheckOption, error) {
 		var rows []optionRow
 		err := s.db().Select(optionColumns...).From(schema.AttributeOptions).

@@ -38,7 +38,7 @@ const claimSelect = `SELECT c.[[revision]], c.[[reviewer]], COALESCE(r.[[email]]
 
 // ClaimOf is the claim on org's revision, live or not; the zero Claim when
 // there is none.
-func (s *Store) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, error) {
+func (s *Review) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, error) {
 	var row claimRow
 	err := s.db().NewQuery(claimSelect + `WHERE c.[[revision]] = {:revision} AND c.[[organization]] = {:org}`).
 		Bind(dbx.Params{"revision": revision, "org": string(org)}).One(&row)
@@ -53,7 +53,7 @@ func (s *Store) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, 
 
 // LiveClaims are the live claims at now on those of the revisions of orgs
 // that have one, by revision id.
-func (s *Store) LiveClaims(orgs []enrichment.Org, revisions []string, now time.Time) (map[string]enrichment.Claim, error) {
+func (s *Review) LiveClaims(orgs []enrichment.Org, revisions []string, now time.Time) (map[string]enrichment.Claim, error) {
 	out := map[string]enrichment.Claim{}
 	if len(revisions) == 0 {
 		return out, nil
@@ -76,7 +76,7 @@ func (s *Store) LiveClaims(orgs []enrichment.Org, revisions []string, now time.T
 // It refuses, as a conflict, a revision that is no longer pending or that
 // another reviewer's live claim holds (enrichment.ClaimHeld); a revision
 // of another organization is not found.
-func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now time.Time) (enrichment.Claim, error) {
+func (s *Review) Claim(org enrichment.Org, revision int64, reviewer string, now time.Time) (enrichment.Claim, error) {
 	id := FormatID(revision)
 	var claim enrichment.Claim
 	err := s.Transaction(func(tx *Store) error {
@@ -93,7 +93,7 @@ func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now t
 				Message: fmt.Sprintf("Revision %s is %s: only pending revisions can be claimed.", id, status),
 				Detail:  "The revision is " + status + "."}
 		}
-		held, err := tx.ClaimOf(org, id)
+		held, err := tx.Review().ClaimOf(org, id)
 		if err != nil {
 			return err
 		}
@@ -111,7 +111,7 @@ func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now t
 		if err != nil {
 			return fmt.Errorf("claim revision %s: %w", id, err)
 		}
-		claim, err = tx.ClaimOf(org, id)
+		claim, err = tx.Review().ClaimOf(org, id)
 		return err
 	})
 	return claim, err
@@ -122,7 +122,7 @@ func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now t
 // is refused as a conflict (enrichment.ClaimHeld); releasing a revision
 // that nobody holds does nothing; a revision of another organization is
 // not found.
-func (s *Store) ReleaseClaim(org enrichment.Org, revision int64, reviewer string, anyone bool, now time.Time) error {
+func (s *Review) ReleaseClaim(org enrichment.Org, revision int64, reviewer string, anyone bool, now time.Time) error {
 	id := FormatID(revision)
 	return s.Transaction(func(tx *Store) error {
 		var n int
@@ -133,7 +133,7 @@ func (s *Store) ReleaseClaim(org enrichment.Org, revision int64, reviewer string
 		if n == 0 {
 			return enrichment.NotFound("revision")
 		}
-		held, err := tx.ClaimOf(org, id)
+		held, err := tx.Review().ClaimOf(org, id)
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func (s *Store) ReleaseClaim(org enrichment.Org, revision int64, reviewer string
 // The queue leaves them out by rowid, which its index holds; there are
 // few, and none at all is the common case, which then costs the queue
 // nothing.
-func (s *Store) othersClaimedRows(orgs []enrichment.Org, viewer string, now time.Time) ([]int64, error) {
+func (s *Review) othersClaimedRows(orgs []enrichment.Org, viewer string, now time.Time) ([]int64, error) {
 	var rows []int64
 	err := s.db().NewQuery(`SELECT x.[[_rowid_]] FROM {{` + schema.ReviewClaims + `}} AS c
 		JOIN {{` + schema.Revisions + `}} AS x ON x.[[id]] = c.[[revision]]
@@ -170,7 +170,7 @@ func (s *Store) othersClaimedRows(orgs []enrichment.Org, viewer string, now time
 
 // RevisionOrg is which of orgs the revision belongs to; not found when
 // none of them.
-func (s *Store) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.Org, error) {
+func (s *Review) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.Org, error) {
 	var org string
 	err := s.db().Select("organization").From(schema.Revisions).Where(dbx.HashExp{"id": FormatID(revision)}).Row(&org)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !slices.Contains(orgs, enrichment.Org(org))) {
@@ -184,7 +184,7 @@ func (s *Store) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.O
 
 // RevisionOrgs maps those of the revisions that belong to one of orgs to
 // their organization; the others are left out.
-func (s *Store) RevisionOrgs(orgs []enrichment.Org, revisions []string) (map[string]enrichment.Org, error) {
+func (s *Review) RevisionOrgs(orgs []enrichment.Org, revisions []string) (map[string]enrichment.Org, error) {
 	var rows []struct {
 		ID  string `db:"id"`
 		Org string `db:"organization"`

@@ -13,7 +13,7 @@ import (
 // and its refusals that come from the product.
 
 // reviewPolicy is org's review policy, as enrichment.Decide applies it.
-func (s *Store) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error) {
+func (s *Review) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error) {
 	var row struct {
 		TTL           int  `db:"proposalTtlDays"`
 		RequireReason bool `db:"requireReason"`
@@ -44,7 +44,7 @@ func cannotApply(invalid validation.Errors) error {
 
 // templateOptionIDs maps the attribute names of org's template to their
 // option ids; empty when template is "".
-func (s *Store) templateOptionIDs(org enrichment.Org, template string) (map[string]int64, error) {
+func (s *Review) templateOptionIDs(org enrichment.Org, template string) (map[string]int64, error) {
 	out := map[string]int64{}
 	if template == "" {
 		return out, nil

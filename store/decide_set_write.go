@@ -28,7 +28,7 @@ type setWriter struct {
 
 // newSetWriter prepares the writes of a set of decisions on org's
 // products; close it after use.
-func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
+func (s *Review) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
 	edits, err := s.newProductEdits(org, products)
 	if err != nil {
 		return nil, err
@@ -132,15 +132,15 @@ func (w *setWriter) finish() error {
 	if err := w.productEdits.write(); err != nil {
 		return err
 	}
-	if err := w.s.writeMetricDeltas(w.org, w.deltas); err != nil {
+	if err := w.s.Metrics().writeMetricDeltas(w.org, w.deltas); err != nil {
 		return err
 	}
-	if err := w.s.writeTrustDeltas(w.org, w.trust); err != nil {
+	if err := w.s.Trust().writeTrustDeltas(w.org, w.trust); err != nil {
 		return err
 	}
 	for _, status := range []string{enrichment.StatusAccepted, enrichment.StatusRejected} {
 		event := enrichment.RevisionEvent(status)
-		if err := w.s.queueRevisionEvents(w.org, event, w.events[event]); err != nil {
+		if err := w.s.Outbox().queueRevisionEvents(w.org, event, w.events[event]); err != nil {
 			return err
 		}
 	}

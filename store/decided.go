@@ -108,7 +108,7 @@ func decidedOf(row decidedRow) string {
 
 // Decided reads a page of the history of orgs' decisions, newest first
 // (ties newest submitted first).
-func (s *Store) Decided(orgs []enrichment.Org, q DecidedQuery) (enrichment.Page[DecidedItem], error) {
+func (s *Review) Decided(orgs []enrichment.Org, q DecidedQuery) (enrichment.Page[DecidedItem], error) {
 	where, params := decidedWhere(orgs, q)
 	from := " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsDecidedHistory + " WHERE " + where
 	var total int
@@ -154,7 +154,7 @@ type decidedRow struct {
 }
 
 // decidedItems reads the revisions with the given rowids, in that order.
-func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
+func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	if len(rowIDs) == 0 {
 		return []DecidedItem{}, nil
 	}
@@ -190,7 +190,7 @@ func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 
 // ReviewerDecider is the stored decider of the reviewer of one of orgs
 // with that record id; not found when none of orgs has that reviewer.
-func (s *Store) ReviewerDecider(orgs []enrichment.Org, reviewer string) (string, error) {
+func (s *Review) ReviewerDecider(orgs []enrichment.Org, reviewer string) (string, error) {
 	var email string
 	err := s.db().Select("email").From(schema.Reviewers).Where(dbx.HashExp{"id": reviewer}).
 		AndWhere(dbx.NewExp(inList("organization", "orgs"), dbx.Params{"orgs": inValues(orgs)})).Row(&email)

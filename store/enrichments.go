@@ -95,7 +95,7 @@ type acceptedMemory struct {
 
 // acceptedMemoryOf reads the accepted values on record for org's products
 // and prepares to remember more; close it after use.
-func (s *Store) acceptedMemoryOf(org enrichment.Org, products []string) (*acceptedMemory, error) {
+func (s *Catalog) acceptedMemoryOf(org enrichment.Org, products []string) (*acceptedMemory, error) {
 	m := &acceptedMemory{org: org, stored: map[string][]acceptedRow{}}
 	for start := 0; start < len(products); start += 500 {
 		var rows []acceptedRow
@@ -146,7 +146,7 @@ func (m *acceptedMemory) remember(revision, product string, values []AcceptedVal
 
 // HasAcceptedValues says whether any of org's products has accepted values
 // on record: if none, an import need not look for them batch by batch.
-func (s *Store) HasAcceptedValues(org enrichment.Org) (bool, error) {
+func (s *Catalog) HasAcceptedValues(org enrichment.Org) (bool, error) {
 	var n int
 	err := s.db().NewQuery(`SELECT COUNT(*) FROM (SELECT 1 FROM {{` + schema.AcceptedValuesTable + `}}
 		WHERE [[organization]] = {:org} LIMIT 1)`).Bind(dbx.Params{"org": string(org)}).Row(&n)
@@ -158,7 +158,7 @@ func (s *Store) HasAcceptedValues(org enrichment.Org) (bool, error) {
 
 // AcceptedValues returns the accepted values on record for org's products
 // ids, by product.
-func (s *Store) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]AcceptedValue, error) {
+func (s *Catalog) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]AcceptedValue, error) {
 	out := map[int64][]AcceptedValue{}
 	for start := 0; start < len(ids); start += 500 {
 		var rows []acceptedRow
@@ -178,7 +178,7 @@ func (s *Store) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]Acc
 
 // ForgetAcceptedValues drops accepted values of org's products: the feed
 // caught up with them, or another value replaced them.
-func (s *Store) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue) error {
+func (s *Catalog) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue) error {
 	if len(values) == 0 {
 		return nil
 	}
@@ -197,7 +197,7 @@ func (s *Store) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue)
 // MarkOverwritten adds fields to the overwrittenFields of org's revisions
 // (revision id → fields), and attributes ("attributes.NAME") to their
 // overwrittenAttributes: a catalog import replaced the values they applied.
-func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, now string) error {
+func (s *Catalog) MarkOverwritten(org enrichment.Org, fields map[int64][]string, now string) error {
 	if len(fields) == 0 {
 		return nil
 	}

@@ -52,7 +52,7 @@ type ImportProductWriter struct {
 }
 
 // NewImportProductWriter returns a writer of org's products stamped now.
-func (s *Store) NewImportProductWriter(org enrichment.Org, now string) *ImportProductWriter {
+func (s *Catalog) NewImportProductWriter(org enrichment.Org, now string) *ImportProductWriter {
 	return &ImportProductWriter{s: s, org: org, now: now, params: dbx.Params{}}
 }
 
@@ -119,7 +119,7 @@ func (w *ImportProductWriter) recordNew() error {
 		return nil
 	}
 	if !w.newsValid {
-		return w.s.RecordUpserts(w.org, w.newIDs)
+		return w.s.Catalog().RecordUpserts(w.org, w.newIDs)
 	}
 	w.news = append(w.news, ']')
 	_, err := w.s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
@@ -219,7 +219,7 @@ type storedProductRow struct {
 
 // ImportStoredRows reads org's products ids as stored, by id. JSON fields
 // are the stored text, as they are.
-func (s *Store) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]ImportProductRow, error) {
+func (s *Catalog) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]ImportProductRow, error) {
 	out := make(map[int64]ImportProductRow, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		var rows []storedProductRow
@@ -254,7 +254,7 @@ type ImportVariantLink struct {
 }
 
 // SetImportVariantMasters points org's products at their variant masters.
-func (s *Store) SetImportVariantMasters(org enrichment.Org, links []ImportVariantLink, now string) error {
+func (s *Catalog) SetImportVariantMasters(org enrichment.Org, links []ImportVariantLink, now string) error {
 	return s.updateEach(org, "[[variantMaster]] = {:master}, [[importHash]] = {:hash}, [[updated]] = {:now}", len(links),
 		func(i int) (int64, dbx.Params) {
 			return links[i].ID, dbx.Params{"master": optionalID(links[i].Master), "hash": links[i].Hash, "now": now}
@@ -269,7 +269,7 @@ type ImportRelink struct {
 }
 
 // RelinkImportProducts rewrites the template and attributes of org's products.
-func (s *Store) RelinkImportProducts(org enrichment.Org, relinks []ImportRelink, now string) error {
+func (s *Catalog) RelinkImportProducts(org enrichment.Org, relinks []ImportRelink, now string) error {
 	return s.updateEach(org, "[[attributeTemplate]] = {:template}, [[attributes]] = {:attributes}, [[importHash]] = {:hash}, [[updated]] = {:now}",
 		len(relinks), func(i int) (int64, dbx.Params) {
 			r := relinks[i]
@@ -278,7 +278,7 @@ func (s *Store) RelinkImportProducts(org enrichment.Org, relinks []ImportRelink,
 }
 
 // DeactivateImportProducts deactivates org's products ids.
-func (s *Store) DeactivateImportProducts(org enrichment.Org, ids []int64, now string) error {
+func (s *Catalog) DeactivateImportProducts(org enrichment.Org, ids []int64, now string) error {
 	return s.updateEach(org, "[[active]] = FALSE, [[updated]] = {:now}", len(ids),
 		func(i int) (int64, dbx.Params) { return ids[i], dbx.Params{"now": now} })
 }
@@ -286,7 +286,7 @@ func (s *Store) DeactivateImportProducts(org enrichment.Org, ids []int64, now st
 // updateEach runs set, an UPDATE's SET clause, on n of org's products
 // through one prepared statement; row gives the i-th product's id and the
 // parameters of set.
-func (s *Store) updateEach(org enrichment.Org, set string, n int, row func(i int) (int64, dbx.Params)) error {
+func (s *Catalog) updateEach(org enrichment.Org, set string, n int, row func(i int) (int64, dbx.Params)) error {
 	if n == 0 {
 		return nil
 	}

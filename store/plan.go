@@ -80,7 +80,7 @@ const planColumns = `r.[[id]], r.[[sku]], r.[[status]], r.[[confidence]], r.[[co
 
 // AcceptPlan plans the group accept q names among the revisions of orgs; a
 // named revision that is not one of theirs is left out.
-func (s *Store) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
+func (s *Review) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
 	candidates, err := s.planCandidates(orgs, q)
 	if err != nil {
 		return Plan{}, err
@@ -127,7 +127,7 @@ func (s *Store) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
 }
 
 // planCandidates reads the revisions q names, in q's order.
-func (s *Store) planCandidates(orgs []enrichment.Org, q PlanQuery) ([]planRow, error) {
+func (s *Review) planCandidates(orgs []enrichment.Org, q PlanQuery) ([]planRow, error) {
 	var rows []planRow
 	if q.Revisions != nil {
 		if len(q.Revisions) == 0 {

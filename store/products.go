@@ -46,7 +46,7 @@ type ExportQuery struct {
 // with the total over all pages. The full export starts each page with a
 // seek (see exportPages); with modifiedSince, usually a short list, it counts
 // and skips with OFFSET.
-func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
+func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
 	var (
 		total int
 		rows  []productRow
@@ -69,7 +69,7 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[e
 	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
 }
 
-func (s *Store) fullExportPage(org enrichment.Org, q ExportQuery) (int, []productRow, error) {
+func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []productRow, error) {
 	pages, err := s.exportPagesFor(org, q.PageSize)
 	if err != nil || q.Page >= len(pages.starts) { // note: never multiply a huge page number
 		return pages.total, nil, err
@@ -85,7 +85,7 @@ func (s *Store) fullExportPage(org enrichment.Org, q ExportQuery) (int, []produc
 	return pages.total, rows, nil
 }
 
-func (s *Store) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []productRow, error) {
+func (s *Catalog) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []productRow, error) {
 	var total int
 	if err := s.db().Select("COUNT(*)").From("products").Where(where).Row(&total); err != nil {
 		return 0, nil, fmt.Errorf("count products of organization %s: %w", org, err)
@@ -105,7 +105,7 @@ func (s *Store) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Ex
 
 // ProductsBySKU returns org's active products whose SKU is one of skus, in
 // numeric id order; unknown SKUs are simply absent.
-func (s *Store) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
+func (s *Catalog) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
 	rows, err := activeBySKU[productRow](s, org, skus, productColumns)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func activeBySKU[R identified](s *Store, org enrichment.Org, skus []string, colu
 }
 
 // CountActiveProducts counts org's active products: what its export holds.
-func (s *Store) CountActiveProducts(org enrichment.Org) (int, error) {
+func (s *Catalog) CountActiveProducts(org enrichment.Org) (int, error) {
 	var n int
 	err := s.db().Select("COUNT(*)").From("products").
 		Where(dbx.HashExp{"organization": string(org), "active": true}).Row(&n)

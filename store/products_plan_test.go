@@ -39,11 +39,11 @@ func TestProductQueriesUseIndexes(t *testing.T) {
 	for _, id := range f.A.Products {
 		ids = append(ids, id)
 	}
-	_, err1 := s.ExportPage(org, store.ExportQuery{PageSize: 100})
-	_, err2 := s.ExportPage(org, store.ExportQuery{PageSize: 100, Since: time.Now().Add(-time.Hour)})
-	_, err3 := s.ProductsBySKU(org, skus)
-	_, err4 := s.ImportProductsByKeys(org, skus, []string{"E-1"})
-	_, err5 := s.ImportVariantsOf(org, ids)
+	_, err1 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100})
+	_, err2 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100, Since: time.Now().Add(-time.Hour)})
+	_, err3 := s.Catalog().ProductsBySKU(org, skus)
+	_, err4 := s.Catalog().ImportProductsByKeys(org, skus, []string{"E-1"})
+	_, err5 := s.Catalog().ImportVariantsOf(org, ids)
 	for _, db := range dbs {
 		db.QueryLogFunc = nil
 	}

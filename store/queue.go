@@ -208,7 +208,7 @@ const fromQueue = " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxR
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ReviewQueue reads a page of the queue of orgs with its band counts.
-func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) {
+func (s *Review) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) {
 	keys, ok := queueOrders[q.Sort]
 	if !ok {
 		return Queue{}, fmt.Errorf("queue order %q", q.Sort)
@@ -264,7 +264,7 @@ func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) 
 // note: one sum per band in one pass over the index entries, not GROUP BY
 // confidenceBand: the index is not in band order, so grouping sorted every
 // entry first (at 20,000 pending, 8.6 of the route's 13.5 ms)
-func (s *Store) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int, error) {
+func (s *Review) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int, error) {
 	bands := append(slices.Clone(enrichment.ConfidenceBands), BandNone)
 	sums := make([]string, len(bands))
 	where, params := queueWhere(orgs, q, BandAny)
@@ -295,7 +295,7 @@ func (s *Store) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int,
 
 // queuePosition is where q.Revision is in the queue that q and keys make
 // (0 for the first), or -1 when the queue does not hold it.
-func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKey) (int, error) {
+func (s *Review) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKey) (int, error) {
 	var at struct {
 		Confidence int   `db:"confidence"`
 		RowID      int64 `db:"rowID"`
@@ -343,7 +343,7 @@ type queueRow struct {
 // queueItems reads the revisions of orgs with the given rowids, in their
 // order, with the number of pending revisions of each one's product (those
 // of exclude left out).
-func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int64) ([]QueueItem, error) {
+func (s *Review) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int64) ([]QueueItem, error) {
 	if len(rowIDs) == 0 {
 		return []QueueItem{}, nil
 	}
@@ -389,7 +389,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int6
 
 // pendingPerProduct counts the pending revisions of each of products of
 // orgs, those of exclude left out.
-func (s *Store) pendingPerProduct(orgs []enrichment.Org, products []string, exclude []int64) (map[string]int, error) {
+func (s *Review) pendingPerProduct(orgs []enrichment.Org, products []string, exclude []int64) (map[string]int, error) {
 	out := map[string]int{}
 	if len(products) == 0 {
 		return out, nil

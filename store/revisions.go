@@ -66,7 +66,7 @@ var revisionColumns = []string{"id", "sku", "product", "confidence", "confidence
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
 // one page query, whatever the page size.
-func (s *Store) ClientRevisions(org enrichment.Org, client int64, q RevisionQuery) (enrichment.Page[enrichment.RevisionItem], error) {
+func (s *Proposals) ClientRevisions(org enrichment.Org, client int64, q RevisionQuery) (enrichment.Page[enrichment.RevisionItem], error) {
 	var total int
 	err := s.db().Select("COUNT(*)").From("revisions").Where(revisionFilter(org, client, q, false)).Row(&total)
 	if err != nil {

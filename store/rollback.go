@@ -95,7 +95,7 @@ func (r rollbackRow) accepted() (enrichment.AcceptedRevision, error) {
 // realtime subscribers hear of it; on a store bound to a transaction (a
 // hook deciding an audit, say) every chunk is written in that transaction,
 // and the caller announces the revisions in the result after its commit.
-func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, now time.Time) (RollbackResult, error) {
+func (s *Review) Rollback(org enrichment.Org, sel RollbackSelection, who string, now time.Time) (RollbackResult, error) {
 	var res RollbackResult
 	restored := map[string]bool{}                  // products with a value restored
 	memo := map[string]*enrichment.ProductValues{} // a dry run's products as the rollback left them
@@ -110,14 +110,14 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 	for ids := range slices.Chunk(selected, enrichment.MaxRollbackChunk) {
 		var chunk []int64
 		work := func(tx *Store) error {
-			rows, err := tx.rollbackRows(org, ids)
+			rows, err := tx.Review().rollbackRows(org, ids)
 			if err != nil || len(rows) == 0 {
 				return err
 			}
 			if !sel.DryRun {
 				clear(memo) // products are read again in each chunk's transaction
 			}
-			chunk, err = tx.revertChunk(org, rows, memo, restored, &res, sel.DryRun, who, now)
+			chunk, err = tx.Review().revertChunk(org, rows, memo, restored, &res, sel.DryRun, who, now)
 			return err
 		}
 		if sel.DryRun || s.app.IsTransactional() {
@@ -138,7 +138,7 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 // rollbackSelect lists the ids of the revisions sel selects, newest
 // decision first, from the index of decided revisions by client and
 // reviewedAt.
-func (s *Store) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]string, error) {
+func (s *Review) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]string, error) {
 	params := dbx.Params{"org": string(org)}
 	var q string
 	if sel.Revision != 0 {
@@ -161,7 +161,7 @@ func (s *Store) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]str
 
 // rollbackRows reads those of org's revisions ids that are still accepted,
 // in the order of ids.
-func (s *Store) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, error) {
+func (s *Review) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, error) {
 	var rows []rollbackRow
 	err := s.db().Select(rollbackColumns...).From(schema.Revisions).
 		Where(dbx.HashExp{"organization": string(org), "status": enrichment.StatusAccepted}).AndWhere(in("id", ids)).All(&rows)
@@ -178,17 +178,17 @@ func (s *Store) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, e
 
 // RevisionOrganization is the organization of a revision;
 // enrichment.ErrNotFound when there is no such revision.
-func (s *Store) RevisionOrganization(id int64) (enrichment.Org, error) {
+func (s *Review) RevisionOrganization(id int64) (enrichment.Org, error) {
 	return s.organizationOf(schema.Revisions, "revision", id)
 }
 
 // ClientOrganization is the organization of an API client;
 // enrichment.ErrNotFound when there is no such client.
-func (s *Store) ClientOrganization(id int64) (enrichment.Org, error) {
+func (s *Accounts) ClientOrganization(id int64) (enrichment.Org, error) {
 	return s.organizationOf(schema.APIClients, "API client", id)
 }
 
-func (s *Store) organizationOf(collection, what string, id int64) (enrichment.Org, error) {
+func (s *base) organizationOf(collection, what string, id int64) (enrichment.Org, error) {
 	var org string
 	err := s.db().Select("organization").From(collection).Where(dbx.HashExp{"id": FormatID(id)}).Row(&org)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -16,7 +16,7 @@ import (
 // res and noting in restored the products with a value restored. Products
 // not in memo are read into it. Unless dryRun it writes every effect, in
 // the caller's transaction, and returns the ids of the reverted revisions.
-func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues,
+func (s *Review) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues,
 	restored map[string]bool, res *RollbackResult, dryRun bool, who string, now time.Time) ([]int64, error) {
 	if err := s.loadProductValues(org, rows, memo); err != nil {
 		return nil, err
@@ -96,10 +96,10 @@ func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[str
 			}
 		}
 	}
-	if err := s.writeMetricDeltas(org, deltas); err != nil {
+	if err := s.Metrics().writeMetricDeltas(org, deltas); err != nil {
 		return nil, err
 	}
-	return ids, s.queueRevisionEvents(org, enrichment.EventRevisionReverted, ids)
+	return ids, s.Outbox().queueRevisionEvents(org, enrichment.EventRevisionReverted, ids)
 }
 
 // revertedKeys are the places a reverting restored: its fields other than
@@ -127,7 +127,7 @@ func orEmpty(v []string) []string {
 
 // loadProductValues reads into memo the values of rows' products it does
 // not hold yet; a product that no longer exists stays absent.
-func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues) error {
+func (s *Review) loadProductValues(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues) error {
 	var ids []string
 	for _, r := range rows {
 		if _, ok := memo[r.Product]; !ok && r.Product != "" && !slices.Contains(ids, r.Product) {
@@ -150,7 +150,7 @@ func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo m
 // pages). A rollback restores values with it, a set of decisions applies
 // them. Only the fields named in fields[id] are written (all when fields
 // has no entry for the product), so a value left alone keeps its stored form.
-func (s *Store) writeProductValues(org enrichment.Org, products map[string]*enrichment.ProductValues, fields map[string][]string) error {
+func (s *Review) writeProductValues(org enrichment.Org, products map[string]*enrichment.ProductValues, fields map[string][]string) error {
 	// note: a field bound as NULL is not written (no enrichable value is NULL)
 	q := s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[name]] = COALESCE({:name}, [[name]]),
 		[[slug]] = COALESCE({:slug}, [[slug]]), [[description]] = COALESCE({:description}, [[description]]),

@@ -34,12 +34,12 @@ func New(app core.App) *Store {
 
 // db is the builder for the store's queries: SELECTs go to the read pool,
 // writes to the single writer, or everything to the open transaction.
-func (s *Store) db() dbx.Builder {
+func (s *base) db() dbx.Builder {
 	return s.app.DB()
 }
 
 // Transaction runs fn on a store bound to one write transaction.
-func (s *Store) Transaction(fn func(tx *Store) error) error {
+func (s *base) Transaction(fn func(tx *Store) error) error {
 	return s.app.RunInTransaction(func(txApp core.App) error {
 		return fn(New(txApp))
 	})

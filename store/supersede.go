@@ -61,7 +61,7 @@ type pendingSet struct {
 // pendingBefore reads client's pending revisions of org for products,
 // outside the write transaction, if preread; otherwise it only notes what
 // the transaction is to read.
-func (s *Store) pendingBefore(org enrichment.Org, client int64, products []string, preread bool) (*pendingSet, error) {
+func (s *Proposals) pendingBefore(org enrichment.Org, client int64, products []string, preread bool) (*pendingSet, error) {
 	p := &pendingSet{params: dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)},
 		preread: preread, known: map[int64]*enrichment.ProposalState{}, models: map[int64]modelKey{}, rowIDs: map[int64]int64{}}
 	if len(products) == 0 || !preread {
@@ -91,7 +91,7 @@ func (s *Store) pendingBefore(org enrichment.Org, client int64, products []strin
 // (for writeSuperseded). It must run in the write transaction once that
 // holds the write lock (after a first write), so that no commit can come
 // after the version is compared.
-func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+func (s *Proposals) pendingProposals(p *pendingSet, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
 	if !p.preread {
 		out, err := s.readPending(pendingFrom, p.params, models, rowIDs)
 		if err != nil {
@@ -155,7 +155,7 @@ func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowID
 // params) selects, whole, and notes their models in models and, unless it
 // is nil, their rowids in rowIDs. note: in no particular order; an ORDER BY
 // copied every row, proposed JSON and all, through SQLite's sorter.
-func (s *Store) readPending(from string, params dbx.Params, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+func (s *Proposals) readPending(from string, params dbx.Params, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
 	var rows []struct {
 		RowID      int64          `db:"rowID"`
 		ID         string         `db:"id"`
@@ -191,7 +191,7 @@ func (s *Store) readPending(from string, params dbx.Params, models map[int64]mod
 // in the driver was a sixth of this. note: a revision that keeps pending
 // fields gets only its supersededFields written: its status, supersededBy
 // and closedAt are in six indexes.
-func (s *Store) writeSuperseded(older []*enrichment.ProposalState, rowIDs map[int64]int64, now string) error {
+func (s *Proposals) writeSuperseded(older []*enrichment.ProposalState, rowIDs map[int64]int64, now string) error {
 	// each element: rowid, supersededFields and supersededAttributes (as
 	// JSON text, in a string, so that they are stored as Go encodes them)
 	// and, for the wholly superseded, the newer revision's id

@@ -39,7 +39,7 @@ var templatesCache = cacheKind[enrichment.Org, []byte]{name: "enrichmentTemplate
 
 // TemplatesJSON is Templates(org) encoded as the API answers it, cached
 // while org's generation holds.
-func (s *Store) TemplatesJSON(org enrichment.Org) ([]byte, error) {
+func (s *Catalog) TemplatesJSON(org enrichment.Org) ([]byte, error) {
 	return cachedOf(s, templatesCache, org, org, func() ([]byte, error) {
 		templates, err := s.Templates(org)
 		if err != nil {
@@ -55,7 +55,7 @@ func (s *Store) TemplatesJSON(org enrichment.Org) ([]byte, error) {
 
 // Templates returns org's active attribute templates in numeric id order,
 // each with its options by priority: two queries whatever their number.
-func (s *Store) Templates(org enrichment.Org) ([]enrichment.Template, error) {
+func (s *Catalog) Templates(org enrichment.Org) ([]enrichment.Template, error) {
 	var rows []struct {
 		ID   string `db:"id"`
 		Name string `db:"name"`

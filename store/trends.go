@@ -15,7 +15,7 @@ import (
 // the confidence buckets over all time from the index
 // schema.IdxRevisionsDecidedTrends alone (the counters keep bands, not
 // buckets of ten points).
-func (s *Store) ReviewTrends(org enrichment.Org, clients []int64, now time.Time) (map[int64]enrichment.Trends, error) {
+func (s *Metrics) ReviewTrends(org enrichment.Org, clients []int64, now time.Time) (map[int64]enrichment.Trends, error) {
 	out := make(map[int64]enrichment.Trends, len(clients))
 	trends := make(map[string]*enrichment.Trends, len(clients))
 	for _, id := range clients {
@@ -49,7 +49,7 @@ type dayCount struct {
 // countWeeks adds the decisions of the weeks of trends' clients from their
 // day counters: one range seek per client on the counters' key, at most
 // 7 × enrichment.TrendWeeks rows each.
-func (s *Store) countWeeks(org enrichment.Org, now time.Time, trends map[string]*enrichment.Trends) error {
+func (s *Metrics) countWeeks(org enrichment.Org, now time.Time, trends map[string]*enrichment.Trends) error {
 	clients := make([]string, 0, len(trends))
 	for client := range trends {
 		clients = append(clients, client)
@@ -82,7 +82,7 @@ type confidenceCount struct {
 
 // countConfidence adds the decided revisions of trends' clients by bucket of
 // confidence, read from the index of decided revisions without a record.
-func (s *Store) countConfidence(org enrichment.Org, trends map[string]*enrichment.Trends) error {
+func (s *Metrics) countConfidence(org enrichment.Org, trends map[string]*enrichment.Trends) error {
 	// note: named, as the planner prefers the organization's other indexes;
 	// the statuses are literals, which lets SQLite use the partial index. A
 	// revision sent without confidence has none stored and no band.

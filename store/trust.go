@@ -44,7 +44,7 @@ func (d trustDeltas) add(client, template string, confidence *int, mask enrichme
 
 // writeTrustDeltas adds the deltas to org's trust counters, in the
 // caller's transaction.
-func (s *Store) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
+func (s *Trust) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
 	if len(d) == 0 {
 		return nil
 	}
@@ -72,7 +72,7 @@ type PolicyScope struct {
 
 // TrustCounts reads the trust counters of scope over the MeasureDays days
 // up to now, grouped by proposed and clean fields.
-func (s *Store) TrustCounts(org enrichment.Org, scope PolicyScope, now time.Time) ([]enrichment.TrustCount, error) {
+func (s *Trust) TrustCounts(org enrichment.Org, scope PolicyScope, now time.Time) ([]enrichment.TrustCount, error) {
 	params := dbx.Params{"org": string(org), "client": scope.Client, "min": scope.MinConfidence,
 		"since": now.UTC().AddDate(0, 0, 1-enrichment.MeasureDays).Format(time.DateOnly)}
 	template := ""
@@ -99,7 +99,7 @@ func (s *Store) TrustCounts(org enrichment.Org, scope PolicyScope, now time.Time
 
 // recountTrust rebuilds org's trust counters from the revisions people
 // decided (the template is the product's as it is now).
-func (s *Store) recountTrust(org enrichment.Org) error {
+func (s *Trust) recountTrust(org enrichment.Org) error {
 	if _, err := s.db().Delete(schema.TrustCountsTable, dbx.HashExp{"organization": string(org)}).Execute(); err != nil {
 		return fmt.Errorf("forget the trust counters of organization %s: %w", org, err)
 	}
@@ -126,7 +126,7 @@ type TrustCounter struct {
 }
 
 // TrustCounters lists org's trust counters that count anything, in key order.
-func (s *Store) TrustCounters(org enrichment.Org) ([]TrustCounter, error) {
+func (s *Trust) TrustCounters(org enrichment.Org) ([]TrustCounter, error) {
 	var out []TrustCounter
 	err := s.db().NewQuery(`SELECT [[client]] AS Client, [[template]] AS Template, [[day]] AS Day, [[confidence]] AS Confidence,
 		[[proposed]] AS Proposed, [[clean]] AS Clean, [[n]] AS N FROM ` + schema.TrustCountsTable + `
@@ -183,7 +183,7 @@ var policyColumns = []string{"id", "organization", "apiClient", "template", "fie
 
 // Policies lists the trust policies of every organization, in id order;
 // activeOnly keeps the enabled, active ones.
-func (s *Store) Policies(activeOnly bool) ([]Policy, error) {
+func (s *Trust) Policies(activeOnly bool) ([]Policy, error) {
 	q := s.db().Select(policyColumns...).From(schema.TrustPolicies).OrderBy("CAST(id AS INTEGER)")
 	if activeOnly {
 		q = q.Where(dbx.HashExp{"enabled": true, "state": enrichment.PolicyActive})
@@ -200,7 +200,7 @@ func (s *Store) Policies(activeOnly bool) ([]Policy, error) {
 }
 
 // FindPolicy reads one trust policy; enrichment.ErrNotFound when there is none.
-func (s *Store) FindPolicy(id string) (Policy, error) {
+func (s *Trust) FindPolicy(id string) (Policy, error) {
 	var row policyRow
 	err := s.db().Select(policyColumns...).From(schema.TrustPolicies).Where(dbx.HashExp{"id": id}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -213,7 +213,7 @@ func (s *Store) FindPolicy(id string) (Policy, error) {
 }
 
 // Measure is p's measurement at now, from the trust counters.
-func (s *Store) Measure(p Policy, now time.Time) (enrichment.Measurement, error) {
+func (s *Trust) Measure(p Policy, now time.Time) (enrichment.Measurement, error) {
 	groups, err := s.TrustCounts(p.Org, p.Scope(), now)
 	if err != nil {
 		return enrichment.Measurement{}, err
@@ -223,7 +223,7 @@ func (s *Store) Measure(p Policy, now time.Time) (enrichment.Measurement, error)
 
 // ClosedAudits are the audits of policy closed after since, newest first,
 // at most enrichment.AuditWindow: the suspension rule's window.
-func (s *Store) ClosedAudits(policy string, since time.Time) ([]string, error) {
+func (s *Trust) ClosedAudits(policy string, since time.Time) ([]string, error) {
 	var out []string
 	err := s.db().NewQuery(`SELECT [[audit]] FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPolicyAudits + `
 		WHERE [[policy]] = {:policy} AND [[audit]] IN ('confirmed', 'reverted') AND [[auditedAt]] >= {:since}

@@ -46,7 +46,7 @@ var candidateSQL = `SELECT r.[[id]], r.[[confidence]], r.[[confidenceBand]], COA
 // Candidates reads up to limit of p's client's pending revisions with an
 // id above after, in id order, and returns the ids of those p accepts, the
 // last id read (after, when none was) and how many it read.
-func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, last int64, read int, err error) {
+func (s *Trust) Candidates(p Policy, after int64, limit int) (accept []string, last int64, read int, err error) {
 	var rows []candidateRow
 	err = s.db().NewQuery(candidateSQL + `AND CAST(r.[[id]] AS INTEGER) > {:after} ORDER BY CAST(r.[[id]] AS INTEGER) LIMIT {:limit}`).
 		Bind(dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence, "after": after, "limit": limit}).All(&rows)
@@ -66,7 +66,7 @@ func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, l
 // StillQualifying returns those of ids (pending revisions of p's client)
 // that p accepts now, in the order given: the check made again in the
 // transaction that accepts them.
-func (s *Store) StillQualifying(p Policy, ids []string) ([]string, error) {
+func (s *Trust) StillQualifying(p Policy, ids []string) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

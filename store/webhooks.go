@@ -38,7 +38,7 @@ func (r webhookRow) webhook() enrichment.Webhook {
 
 // CreateWebhook stores an active subscription of client with its sealed
 // secret; ErrTooManyWebhooks when the client has its maximum already.
-func (s *Store) CreateWebhook(org enrichment.Org, client int64, url string, events []string, sealedSecret string) (enrichment.Webhook, error) {
+func (s *Outbox) CreateWebhook(org enrichment.Org, client int64, url string, events []string, sealedSecret string) (enrichment.Webhook, error) {
 	var out enrichment.Webhook
 	err := s.Transaction(func(tx *Store) error {
 		var n int
@@ -67,14 +67,14 @@ func (s *Store) CreateWebhook(org enrichment.Org, client int64, url string, even
 		if err != nil {
 			return fmt.Errorf("insert webhook of client %d: %w", client, err)
 		}
-		out, err = tx.Webhook(org, client, id)
+		out, err = tx.Outbox().Webhook(org, client, id)
 		return err
 	})
 	return out, err
 }
 
 // Webhooks lists client's subscriptions in id order.
-func (s *Store) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook, error) {
+func (s *Outbox) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook, error) {
 	var rows []webhookRow
 	err := s.db().Select(webhookColumns...).From(schema.Webhooks).
 		Where(dbx.HashExp{"organization": string(org), "apiClient": FormatID(client)}).
@@ -90,7 +90,7 @@ func (s *Store) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook
 }
 
 // Webhook is one of client's subscriptions; enrichment.ErrNotFound for any other id.
-func (s *Store) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhook, error) {
+func (s *Outbox) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhook, error) {
 	var row webhookRow
 	err := s.db().Select(webhookColumns...).From(schema.Webhooks).
 		Where(dbx.HashExp{"id": FormatID(id), "organization": string(org), "apiClient": FormatID(client)}).One(&row)
@@ -105,9 +105,9 @@ func (s *Store) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhoo
 
 // DeleteWebhook deletes one of client's subscriptions with its deliveries;
 // enrichment.ErrNotFound for any other id.
-func (s *Store) DeleteWebhook(org enrichment.Org, client, id int64) error {
+func (s *Outbox) DeleteWebhook(org enrichment.Org, client, id int64) error {
 	return s.Transaction(func(tx *Store) error {
-		if _, err := tx.Webhook(org, client, id); err != nil {
+		if _, err := tx.Outbox().Webhook(org, client, id); err != nil {
 			return err
 		}
 		where := dbx.HashExp{"organization": string(org), "webhook": FormatID(id)}
@@ -158,7 +158,7 @@ func (r deliveryRow) delivery() enrichment.Delivery {
 
 // WebhookDeliveries returns one page of a subscription's deliveries, the
 // newest first; enrichment.ErrNotFound when it is not one of client's.
-func (s *Store) WebhookDeliveries(org enrichment.Org, client, webhook int64, page, size int) (enrichment.Page[enrichment.Delivery], error) {
+func (s *Outbox) WebhookDeliveries(org enrichment.Org, client, webhook int64, page, size int) (enrichment.Page[enrichment.Delivery], error) {
 	if _, err := s.Webhook(org, client, webhook); err != nil {
 		return enrichment.Page[enrichment.Delivery]{}, err
 	}
@@ -184,14 +184,14 @@ func (s *Store) WebhookDeliveries(org enrichment.Org, client, webhook int64, pag
 
 // QueuePing queues a ping to one of client's subscriptions, whatever events
 // it names; enrichment.ErrNotFound when it is not one of client's.
-func (s *Store) QueuePing(org enrichment.Org, client, webhook int64) (enrichment.Delivery, error) {
+func (s *Outbox) QueuePing(org enrichment.Org, client, webhook int64) (enrichment.Delivery, error) {
 	var out enrichment.Delivery
 	err := s.Transaction(func(tx *Store) error {
-		if _, err := tx.Webhook(org, client, webhook); err != nil {
+		if _, err := tx.Outbox().Webhook(org, client, webhook); err != nil {
 			return err
 		}
 		now := time.Now()
-		ids, err := tx.insertDeliveries(org, []queuedDelivery{{webhook: webhook, event: enrichment.EventPing,
+		ids, err := tx.Outbox().insertDeliveries(org, []queuedDelivery{{webhook: webhook, event: enrichment.EventPing,
 			payload: enrichment.WebhookPayload{Type: enrichment.EventPing, Timestamp: now.UTC().Format(apiTimeLayout), Data: struct{}{}}}}, now)
 		if err != nil {
 			return err
@@ -216,7 +216,7 @@ type queuedDelivery struct {
 }
 
 // insertDeliveries writes pending deliveries, due at once; it returns their ids.
-func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now time.Time) ([]int64, error) {
+func (s *Outbox) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now time.Time) ([]int64, error) {
 	if len(ds) == 0 {
 		return nil, nil
 	}
@@ -257,7 +257,7 @@ func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now ti
 // event for each active subscription of each revision's client that names
 // it; the payload is the revision as GET /revisions shows it now. It costs
 // one query when no subscription listens.
-func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions []int64) error {
+func (s *Outbox) queueRevisionEvents(org enrichment.Org, event string, revisions []int64) error {
 	if len(revisions) == 0 {
 		return nil
 	}
