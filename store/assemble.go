@@ -194,7 +194,8 @@ var (
 
 // pickCached returns those of ids found among all of org's rows that load
 // reads, kept in the cache of kind; nothing is loaded for no ids.
-func pickCached[K comparable, V any](s *Store, kind cacheKind[enrichment.Org, map[K]V], org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
+func pickCached[K comparable, V any](a area, kind cacheKind[enrichment.Org, map[K]V], org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
+	s := a.shared()
 	out := map[K]V{}
 	if len(ids) == 0 {
 		return out, nil

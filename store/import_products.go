@@ -41,7 +41,7 @@ type ImportProductRow struct {
 // quadratic in their number. An upsert would too, since products has UPDATE
 // triggers (1.5x the import time).
 type ImportProductWriter struct {
-	s                       *Store
+	s                       *Catalog
 	org                     enrichment.Org
 	now                     string
 	insert, update, setHash *dbx.Query

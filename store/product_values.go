@@ -150,7 +150,7 @@ func (c *productChecker) check(v enrichment.ProductValues, fields []string) erro
 // together, in the caller's transaction: a single decision of the review
 // hook and a set of decisions alike.
 type productEdits struct {
-	s      *Store
+	s      *Review
 	org    enrichment.Org
 	memory *acceptedMemory
 	check  *productChecker

@@ -115,7 +115,8 @@ func (s *Catalog) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment
 
 // activeBySKU loads the given columns of org's active products with one of
 // skus, in numeric id order.
-func activeBySKU[R identified](s *Store, org enrichment.Org, skus []string, columns []string) ([]R, error) {
+func activeBySKU[R identified](a area, org enrichment.Org, skus []string, columns []string) ([]R, error) {
+	s := a.shared()
 	if len(skus) == 0 {
 		return nil, nil
 	}

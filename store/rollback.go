@@ -109,21 +109,21 @@ func (s *Review) Rollback(org enrichment.Org, sel RollbackSelection, who string,
 	}
 	for ids := range slices.Chunk(selected, enrichment.MaxRollbackChunk) {
 		var chunk []int64
-		work := func(tx *Store) error {
-			rows, err := tx.Review().rollbackRows(org, ids)
+		work := func(tx *Review) error {
+			rows, err := tx.rollbackRows(org, ids)
 			if err != nil || len(rows) == 0 {
 				return err
 			}
 			if !sel.DryRun {
 				clear(memo) // products are read again in each chunk's transaction
 			}
-			chunk, err = tx.Review().revertChunk(org, rows, memo, restored, &res, sel.DryRun, who, now)
+			chunk, err = tx.revertChunk(org, rows, memo, restored, &res, sel.DryRun, who, now)
 			return err
 		}
 		if sel.DryRun || s.app.IsTransactional() {
 			err = work(s)
 		} else {
-			err = s.Transaction(work)
+			err = s.Transaction(func(tx *Store) error { return work(tx.Review()) })
 		}
 		if err != nil {
 			return res, fmt.Errorf("roll back revisions of organization %s: %w", org, err)
