@@ -8,7 +8,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/pocketbase/dbx"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -57,7 +56,8 @@ func registerTrustPolicies(app core.App) {
 	app.OnRecordDelete(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentKeepDecidingPolicies",
 		Func: func(e *core.RecordEvent) error {
-			if organizationExists(e.App, e.Record.GetString("organization")) && decidedAny(e.App, e.Record.Id) {
+			if organizationExists(e.App, e.Record.GetString("organization")) &&
+				decidedAny(e.App, e.Record.GetString("organization"), e.Record.Id) {
 				return router.NewBadRequestError("This policy decided revisions, which name it: disable it instead of deleting it.", nil)
 			}
 			return e.Next()
@@ -67,11 +67,14 @@ func registerTrustPolicies(app core.App) {
 	app.OnRecordUpdate(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentPolicyUpdate", Func: check})
 }
 
-// decidedAny reports whether the policy decided a revision.
-func decidedAny(app core.App, policy string) bool {
-	var n int
-	err := app.DB().NewQuery("SELECT COUNT(*) FROM {{revisions}} WHERE [[policy]] = {:p} LIMIT 1").Bind(dbx.Params{"p": policy}).Row(&n)
-	return err != nil || n > 0
+// decidedAny reports whether the policy decided a revision of org; when
+// that cannot be read it answers yes, so the policy is kept.
+func decidedAny(app core.App, org, policy string) bool {
+	decided, err := store.New(app).Trust().PolicyDecided(enrichment.Org(org), policy)
+	if err != nil {
+		app.Logger().Error("check a trust policy before deleting it", "policy", policy, "error", err)
+	}
+	return err != nil || decided
 }
 
 // checkPolicy fills the defaults of a policy's numbers (0 or absent takes

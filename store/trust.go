@@ -212,6 +212,18 @@ func (s *Trust) FindPolicy(id string) (Policy, error) {
 	return row.policy(), nil
 }
 
+// PolicyDecided reports whether policy decided any of org's revisions,
+// which then name it (so it may be disabled, not deleted).
+func (s *Trust) PolicyDecided(org enrichment.Org, policy string) (bool, error) {
+	var decided bool
+	err := s.db().NewQuery(`SELECT EXISTS (SELECT 1 FROM {{revisions}} WHERE [[organization]] = {:org} AND [[policy]] = {:policy})`).
+		Bind(dbx.Params{"org": string(org), "policy": policy}).Row(&decided)
+	if err != nil {
+		return false, fmt.Errorf("find revisions decided by trust policy %s: %w", policy, err)
+	}
+	return decided, nil
+}
+
 // Measure is p's measurement at now, from the trust counters.
 func (s *Trust) Measure(p Policy, now time.Time) (enrichment.Measurement, error) {
 	groups, err := s.TrustCounts(p.Org, p.Scope(), now)
