@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -66,7 +67,7 @@ func (s *Catalog) assemble(org enrichment.Org, rows []productRow) ([]enrichment.
 
 	for i, r := range rows {
 		p := enrichment.Product{
-			ID:          storedID(r.ID),
+			ID:          sqlparts.StoredID(r.ID),
 			SKU:         r.SKU,
 			ExternalID:  r.ExternalID,
 			GTIN:        r.GTIN,
@@ -79,7 +80,7 @@ func (s *Catalog) assemble(org enrichment.Org, rows []productRow) ([]enrichment.
 			Files:       decodeStrings(r.Files),
 		}
 		if r.AttributeTemplate != "" {
-			id := storedID(r.AttributeTemplate)
+			id := sqlparts.StoredID(r.AttributeTemplate)
 			p.AttributeTemplateID = &id
 		}
 		if b, ok := brands[r.Brand]; ok {
@@ -107,7 +108,7 @@ func setFamily(p *enrichment.Product, r productRow, family []variantRow, masterS
 	variants := make([]enrichment.Variant, len(family))
 	for i, v := range family {
 		variants[i] = enrichment.Variant{
-			ID:         storedID(v.ID),
+			ID:         sqlparts.StoredID(v.ID),
 			SKU:        v.SKU,
 			Name:       v.Name,
 			Attributes: apiAttributes(v.attributes, options),
@@ -141,8 +142,8 @@ func (s *Catalog) variantsOf(org enrichment.Org, masterIDs []string) (map[string
 	err := s.db().NewQuery(`SELECT [[id]], [[sku]], [[name]], [[attributes]], [[variantMaster]]
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsVariantMaster + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[variantMaster]] != ''
-		AND ` + inList("variantMaster", "masters")).
-		Bind(dbx.Params{"org": string(org), "masters": inValues(masterIDs)}).
+		AND ` + sqlparts.InList("variantMaster", "masters")).
+		Bind(dbx.Params{"org": string(org), "masters": sqlparts.InValues(masterIDs)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variants: %w", err)
@@ -166,8 +167,8 @@ func (s *Catalog) skusByID(org enrichment.Org, ids []string) (map[string]string,
 		SKU string `db:"sku"`
 	}
 	err := s.db().Select("id", "sku").From("products").
-		Where(byIDsOf(org)).
-		AndWhere(in("id", ids)).All(&rows)
+		Where(sqlparts.ByIDsOf(org)).
+		AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variant masters: %w", err)
 	}
@@ -226,7 +227,7 @@ func (s *Catalog) allBrands(org enrichment.Org) (map[string]enrichment.Brand, er
 	}
 	all := make(map[string]enrichment.Brand, len(rows))
 	for _, r := range rows {
-		all[r.ID] = enrichment.Brand{ID: storedID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
+		all[r.ID] = enrichment.Brand{ID: sqlparts.StoredID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
 	}
 	return all, nil
 }

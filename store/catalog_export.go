@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/pocketbase/dbx"
 )
 
@@ -71,7 +72,7 @@ func (r *CatalogReader) Templates() ([]CatalogTemplate, error) {
 	var out []CatalogTemplate
 	for _, o := range rows {
 		if len(out) == 0 || out[len(out)-1].Name != o.Name {
-			out = append(out, CatalogTemplate{ID: storedID(o.Template), Name: o.Name, Active: o.Active})
+			out = append(out, CatalogTemplate{ID: sqlparts.StoredID(o.Template), Name: o.Name, Active: o.Active})
 		}
 		if o.Attr.Valid {
 			t := &out[len(out)-1]
@@ -100,7 +101,7 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 	}
 	out := make(map[int64]CatalogBrand, len(rows))
 	for _, b := range rows {
-		out[storedID(b.ID)] = CatalogBrand{Name: b.Name, Website: b.Website, Slug: b.Slug}
+		out[sqlparts.StoredID(b.ID)] = CatalogBrand{Name: b.Name, Website: b.Website, Slug: b.Slug}
 	}
 	return out, nil
 }
@@ -120,9 +121,9 @@ const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[
 
 func (row catalogProductRow) product() CatalogProduct {
 	return CatalogProduct{
-		ID: storedID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
-		Description: row.Description, Active: row.Active, Template: storedID(row.AttributeTemplate), Brand: storedID(row.Brand),
-		Master: storedID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
+		ID: sqlparts.StoredID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
+		Description: row.Description, Active: row.Active, Template: sqlparts.StoredID(row.AttributeTemplate), Brand: sqlparts.StoredID(row.Brand),
+		Master: sqlparts.StoredID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
 		VariantAttributes: row.VariantAttributes,
 	}
 }
@@ -168,8 +169,8 @@ func (r *CatalogReader) Variants(masters []int64) ([]CatalogProduct, error) {
 	}
 	var rows []catalogProductRow
 	err := r.db.NewQuery(catalogProductSelect + `WHERE p.[[organization]] = {:org} AND p.[[variantMaster]] != ''
-		AND p.` + inList("variantMaster", "masters") + ` ORDER BY CAST(p.[[id]] AS INTEGER)`).
-		Bind(dbx.Params{"org": string(r.org), "masters": inValues(formatIDs(masters))}).All(&rows)
+		AND p.` + sqlparts.InList("variantMaster", "masters") + ` ORDER BY CAST(p.[[id]] AS INTEGER)`).
+		Bind(dbx.Params{"org": string(r.org), "masters": sqlparts.InValues(sqlparts.FormatIDs(masters))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read variants of organization %s: %w", r.org, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/pocketbase/dbx"
 )
 
@@ -99,11 +100,11 @@ func (s *Catalog) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	for _, o := range options {
 		t := st.Templates[o.Name]
 		if t == nil {
-			t = &ImportTemplate{ID: storedID(o.Template), Active: o.Active, Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
+			t = &ImportTemplate{ID: sqlparts.StoredID(o.Template), Active: o.Active, Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
 			st.Templates[o.Name] = t
 		}
 		if o.Option.Valid {
-			t.Options[o.Attr.String] = storedID(o.Option.String)
+			t.Options[o.Attr.String] = sqlparts.StoredID(o.Option.String)
 			t.stored[o.Attr.String] = o.option()
 		}
 	}
@@ -119,7 +120,7 @@ func (s *Catalog) LoadImportState(org enrichment.Org) (*ImportState, error) {
 		return nil, fmt.Errorf("load brands of organization %s: %w", org, err)
 	}
 	for _, b := range brands {
-		st.Brands[b.Name] = &ImportBrand{ID: storedID(b.ID), Website: b.Website, Slug: b.Slug}
+		st.Brands[b.Name] = &ImportBrand{ID: sqlparts.StoredID(b.ID), Website: b.Website, Slug: b.Slug}
 	}
 	return st, nil
 }
@@ -151,17 +152,17 @@ func (s *Catalog) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []s
 	// product found by both keys twice, and a plain OR let the planner, on a
 	// catalog without statistics, scan the organization's rows per batch
 	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}} WHERE [[rowid]] IN (
-		SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND `+inList("sku", "skus")+`
-		UNION SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+inList("externalId", "exts")+`)`,
-		dbx.Params{"skus": inValues(skus), "exts": inValues(externalIDs)})
+		SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND `+sqlparts.InList("sku", "skus")+`
+		UNION SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+sqlparts.InList("externalId", "exts")+`)`,
+		dbx.Params{"skus": sqlparts.InValues(skus), "exts": sqlparts.InValues(externalIDs)})
 }
 
 // ImportVariantsOf returns org's products whose variant master is one of
 // masters, in id order.
 func (s *Catalog) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredProduct, error) {
 	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}}
-		WHERE [[organization]] = {:org} AND [[variantMaster]] != '' AND `+inList("variantMaster", "masters"),
-		dbx.Params{"masters": inValues(stringIDs(masters))})
+		WHERE [[organization]] = {:org} AND [[variantMaster]] != '' AND `+sqlparts.InList("variantMaster", "masters"),
+		dbx.Params{"masters": sqlparts.InValues(sqlparts.FormatIDs(masters))})
 }
 
 // scanStoredProducts runs query, which selects storedProductColumns of
@@ -180,7 +181,7 @@ func (s *Catalog) scanStoredProducts(org enrichment.Org, query string, params db
 		if err := rows.Scan(&id, &p.SKU, &p.ExternalID, &master, &p.Active, &p.Hash); err != nil {
 			return nil, fmt.Errorf("find products of organization %s: %w", org, err)
 		}
-		p.ID, p.Master = storedID(id), storedID(master)
+		p.ID, p.Master = sqlparts.StoredID(id), sqlparts.StoredID(master)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -204,7 +205,7 @@ func (s *Catalog) EachActiveImportProduct(org enrichment.Org, fn func(id int64))
 		if err := rows.Scan(&id); err != nil {
 			return fmt.Errorf("list active products of organization %s: %w", org, err)
 		}
-		fn(storedID(id))
+		fn(sqlparts.StoredID(id))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("list active products of organization %s: %w", org, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -52,7 +53,7 @@ func (s *Catalog) Changes(org enrichment.Org, after int64, limit int) (ChangesPa
 	}
 	for i, r := range rows {
 		if latest[r.Product] == i {
-			page.Items = append(page.Items, enrichment.Change{ProductID: storedID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
+			page.Items = append(page.Items, enrichment.Change{ProductID: sqlparts.StoredID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
 		}
 		page.Last = r.Seq
 	}
@@ -106,9 +107,9 @@ func (s *Catalog) RecordUpserts(org enrichment.Org, ids []int64) error {
 		chunk := ids[start:min(start+500, len(ids))]
 		_, err := s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
 			SELECT [[organization]], [[id]], [[sku]], 'upsert', strftime('%Y-%m-%d %H:%M:%fZ', 'now') FROM {{products}}
-			WHERE +[[organization]] = {:org} AND +[[active]] = 1 AND ` + inList("id", "ids") + `
+			WHERE +[[organization]] = {:org} AND +[[active]] = 1 AND ` + sqlparts.InList("id", "ids") + `
 			ORDER BY CAST([[id]] AS INTEGER)`).
-			Bind(dbx.Params{"org": string(org), "ids": inValues(stringIDs(chunk))}).Execute()
+			Bind(dbx.Params{"org": string(org), "ids": sqlparts.InValues(sqlparts.FormatIDs(chunk))}).Execute()
 		if err != nil {
 			return fmt.Errorf("record new products of organization %s in the change feed: %w", org, err)
 		}

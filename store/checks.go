@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -121,8 +122,8 @@ func (s *Proposals) slugOwners(org enrichment.Org, slugs []string) (map[string][
 		Slug string `db:"slug"`
 	}
 	err := s.db().NewQuery(`SELECT [[id]], [[slug]] FROM {{products}} INDEXED BY ` + schema.IdxProductsSlug + `
-		WHERE [[organization]] = {:org} AND [[slug]] != '' AND ` + inList("slug", "slugs")).
-		Bind(dbx.Params{"org": string(org), "slugs": inValues(unique(slugs))}).All(&rows)
+		WHERE [[organization]] = {:org} AND [[slug]] != '' AND ` + sqlparts.InList("slug", "slugs")).
+		Bind(dbx.Params{"org": string(org), "slugs": sqlparts.InValues(unique(slugs))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find the slugs of organization %s: %w", org, err)
 	}
@@ -150,7 +151,7 @@ func (s *Proposals) templateOptions(org enrichment.Org) (map[string][]enrichment
 		}
 		out := map[string][]enrichment.CheckOption{}
 		for _, r := range rows {
-			out[r.Template] = append(out[r.Template], enrichment.CheckOption{ID: storedID(r.ID), Name: r.Attribute,
+			out[r.Template] = append(out[r.Template], enrichment.CheckOption{ID: sqlparts.StoredID(r.ID), Name: r.Attribute,
 				Unit: r.Unit, DataType: r.DataType})
 		}
 		return out, nil

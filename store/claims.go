@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -59,9 +60,9 @@ func (s *Review) LiveClaims(orgs []enrichment.Org, revisions []string, now time.
 		return out, nil
 	}
 	var rows []claimRow
-	err := s.db().NewQuery(claimSelect + `WHERE c.` + inList("revision", "revisions") + ` AND c.` + inList("organization", "orgs") +
+	err := s.db().NewQuery(claimSelect + `WHERE c.` + sqlparts.InList("revision", "revisions") + ` AND c.` + sqlparts.InList("organization", "orgs") +
 		` AND c.[[expiresAt]] > {:now}`).
-		Bind(dbx.Params{"revisions": inValues(revisions), "orgs": inValues(orgs), "now": FormatTime(now)}).All(&rows)
+		Bind(dbx.Params{"revisions": sqlparts.InValues(revisions), "orgs": sqlparts.InValues(orgs), "now": FormatTime(now)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("live claims: %w", err)
 	}
@@ -81,7 +82,7 @@ func (s *Review) Claim(org enrichment.Org, revision int64, reviewer string, now 
 	var claim enrichment.Claim
 	err := s.Transaction(func(tx *Store) error {
 		var status string
-		err := tx.db().Select("status").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(byIDsOf(org)).Row(&status)
+		err := tx.db().Select("status").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(sqlparts.ByIDsOf(org)).Row(&status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return enrichment.NotFound("revision")
 		}
@@ -126,7 +127,7 @@ func (s *Review) ReleaseClaim(org enrichment.Org, revision int64, reviewer strin
 	id := FormatID(revision)
 	return s.Transaction(func(tx *Store) error {
 		var n int
-		err := tx.db().Select("COUNT(*)").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(byIDsOf(org)).Row(&n)
+		err := tx.db().Select("COUNT(*)").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(sqlparts.ByIDsOf(org)).Row(&n)
 		if err != nil {
 			return fmt.Errorf("read revision %s: %w", id, err)
 		}
@@ -160,8 +161,8 @@ func (s *Review) othersClaimedRows(orgs []enrichment.Org, viewer string, now tim
 	var rows []int64
 	err := s.db().NewQuery(`SELECT x.[[_rowid_]] FROM {{` + schema.ReviewClaims + `}} AS c
 		JOIN {{` + schema.Revisions + `}} AS x ON x.[[id]] = c.[[revision]]
-		WHERE c.` + inList("organization", "orgs") + ` AND c.[[expiresAt]] > {:now} AND c.[[reviewer]] != {:viewer}`).
-		Bind(dbx.Params{"orgs": inValues(orgs), "now": FormatTime(now), "viewer": viewer}).Column(&rows)
+		WHERE c.` + sqlparts.InList("organization", "orgs") + ` AND c.[[expiresAt]] > {:now} AND c.[[reviewer]] != {:viewer}`).
+		Bind(dbx.Params{"orgs": sqlparts.InValues(orgs), "now": FormatTime(now), "viewer": viewer}).Column(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("revisions claimed by others: %w", err)
 	}
@@ -189,7 +190,7 @@ func (s *Review) RevisionOrgs(orgs []enrichment.Org, revisions []string) (map[st
 		ID  string `db:"id"`
 		Org string `db:"organization"`
 	}
-	err := s.db().Select("id", "organization").From(schema.Revisions).Where(in("id", revisions)).All(&rows)
+	err := s.db().Select("id", "organization").From(schema.Revisions).Where(sqlparts.In("id", revisions)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("organizations of revisions: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -29,7 +30,7 @@ var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes"
 
 func (r clientRow) client() enrichment.Client {
 	return enrichment.Client{
-		ID:         storedID(r.ID),
+		ID:         sqlparts.StoredID(r.ID),
 		Org:        enrichment.Org(r.Organization),
 		Name:       r.Name,
 		KeyPrefix:  r.KeyPrefix,
@@ -146,7 +147,7 @@ func (s *Accounts) CreateOrg(name string) (int64, error) {
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create organization: %w", err)
 	}
-	return storedID(rec.Id), nil
+	return sqlparts.StoredID(rec.Id), nil
 }
 
 // CountClientRevisions counts the revisions API client submitted for org.
@@ -212,7 +213,7 @@ func (s *Accounts) CreateClient(org enrichment.Org, c NewClient) (int64, error) 
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create api client: %w", err)
 	}
-	return storedID(rec.Id), nil
+	return sqlparts.StoredID(rec.Id), nil
 }
 
 // RevokeClient deactivates an API client; its key is refused from then on.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	validation "github.com/pocketbase/ozzo-validation/v4"
@@ -59,7 +60,7 @@ func (s *Review) templateOptionIDs(org enrichment.Org, template string) (map[str
 		return nil, fmt.Errorf("options of template %s of organization %s: %w", template, org, err)
 	}
 	for _, r := range rows {
-		out[r.Attribute] = storedID(r.ID)
+		out[r.Attribute] = sqlparts.StoredID(r.ID)
 	}
 	return out, nil
 }

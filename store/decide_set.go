@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
@@ -201,7 +202,7 @@ func (s *Review) readSet(org enrichment.Org, ids []string) (map[string]*setRow, 
 	var rows []setRow
 	err := s.db().Select("id", "apiClient", "product", "status", "created", "proposed", "supersededFields", "supersededAttributes",
 		"model", "confidenceBand", "confidence").From(schema.Revisions).
-		Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&rows)
+		Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the revisions of a set of decisions: %w", err)
 	}
@@ -230,7 +231,7 @@ func (s *Review) readProducts(org enrichment.Org, ids []string) (map[string]*set
 	}
 	var rows []setProduct
 	err := s.db().Select("id", "name", "slug", "description", "attributes", "files", "active", "attributeTemplate").
-		From(schema.Products).Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&rows)
+		From(schema.Products).Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read products of organization %s: %w", org, err)
 	}

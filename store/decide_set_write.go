@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -90,7 +91,7 @@ func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied 
 	w.deltas.move(rev.Client, model, rev.Created.Time(), w.now, d.Status, rev.Band, d.Reason)
 	w.deltas.addFields(rev.Client, model, w.now, mask, 1)
 	w.countForTrust(rev, p, mask)
-	id := storedID(rev.ID)
+	id := sqlparts.StoredID(rev.ID)
 	event := enrichment.RevisionEvent(d.Status)
 	w.events[event] = append(w.events[event], id)
 	w.decided = append(w.decided, id)
@@ -148,7 +149,7 @@ func (w *setWriter) finish() error {
 		return nil
 	}
 	// a decision ends any claim on its revision
-	_, err := w.s.db().Delete(schema.ReviewClaims, in("revision", stringIDs(w.decided))).Execute()
+	_, err := w.s.db().Delete(schema.ReviewClaims, sqlparts.In("revision", sqlparts.FormatIDs(w.decided))).Execute()
 	if err != nil {
 		return fmt.Errorf("end the claims on decided revisions: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -54,7 +55,7 @@ func (s *Outbox) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDeliver
 	stamp := FormatTime(now)
 	var out []DueDelivery
 	for _, h := range hooks {
-		id := storedID(h.ID)
+		id := sqlparts.StoredID(h.ID)
 		if busy[id] {
 			continue
 		}
@@ -71,7 +72,7 @@ func (s *Outbox) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDeliver
 		if err != nil {
 			return nil, fmt.Errorf("find the due delivery of webhook %d: %w", id, err)
 		}
-		out = append(out, DueDelivery{ID: storedID(row.ID), MessageID: row.Message, Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
+		out = append(out, DueDelivery{ID: sqlparts.StoredID(row.ID), MessageID: row.Message, Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
 			SealedSecret: h.Secret, Payload: row.Payload, Attempts: row.Attempts})
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -43,8 +44,8 @@ type acceptedRow struct {
 }
 
 func (r acceptedRow) value() AcceptedValue {
-	return AcceptedValue{Product: storedID(r.Product), Field: r.Field, Attribute: r.Attribute,
-		Revision: storedID(r.Revision), Before: r.Before, Applied: r.Applied}
+	return AcceptedValue{Product: sqlparts.StoredID(r.Product), Field: r.Field, Attribute: r.Attribute,
+		Revision: sqlparts.StoredID(r.Revision), Before: r.Before, Applied: r.Applied}
 }
 
 // acceptedChanges are the values an accepted decision changed in the
@@ -100,7 +101,7 @@ func (s *Catalog) acceptedMemoryOf(org enrichment.Org, products []string) (*acce
 	for start := 0; start < len(products); start += 500 {
 		var rows []acceptedRow
 		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
-			Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("product", products[start:min(start+500, len(products))])).All(&rows)
+			Where(dbx.HashExp{"organization": string(org)}).AndWhere(sqlparts.In("product", products[start:min(start+500, len(products))])).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
 		}
@@ -164,7 +165,7 @@ func (s *Catalog) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]A
 		var rows []acceptedRow
 		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
 			Where(dbx.HashExp{"organization": string(org)}).
-			AndWhere(in("product", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
+			AndWhere(sqlparts.In("product", sqlparts.FormatIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
 		}
@@ -211,7 +212,7 @@ func (s *Catalog) MarkOverwritten(org enrichment.Org, fields map[int64][]string,
 		Attributes  []byte `db:"overwrittenAttributes"`
 	}
 	err := s.db().Select("id", "overwrittenFields", "overwrittenAttributes").From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(unique(ids)))).All(&rows)
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(unique(ids)))).All(&rows)
 	if err != nil {
 		return fmt.Errorf("read overwritten fields of organization %s: %w", org, err)
 	}
@@ -223,12 +224,12 @@ func (s *Catalog) MarkOverwritten(org enrichment.Org, fields map[int64][]string,
 		had := decodeStrings([]byte(r.Overwritten))
 		var all []string
 		for _, name := range enrichment.EnrichableFields { // in API order, each once
-			if slices.Contains(had, name) || slices.Contains(fields[storedID(r.ID)], name) {
+			if slices.Contains(had, name) || slices.Contains(fields[sqlparts.StoredID(r.ID)], name) {
 				all = append(all, name)
 			}
 		}
 		attrs := decodeStrings(r.Attributes)
-		for _, key := range fields[storedID(r.ID)] {
+		for _, key := range fields[sqlparts.StoredID(r.ID)] {
 			if _, name, one := enrichment.SplitKey(key); one && !slices.Contains(attrs, name) {
 				attrs = append(attrs, name)
 			}

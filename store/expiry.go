@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -77,7 +78,7 @@ func (s *Proposals) ExpireRevisions(org enrichment.Org, ids []string, now time.T
 	var expired []int64
 	err := s.Transaction(func(tx *Store) error {
 		stamp := FormatTime(now)
-		params := dbx.Params{"org": string(org), "now": stamp, "ids": inValues(ids)}
+		params := dbx.Params{"org": string(org), "now": stamp, "ids": sqlparts.InValues(ids)}
 		var rows []struct {
 			ID      int64          `db:"id"`
 			Client  string         `db:"apiClient"`
@@ -85,7 +86,7 @@ func (s *Proposals) ExpireRevisions(org enrichment.Org, ids []string, now time.T
 			Model   []byte         `db:"model"`
 		}
 		err := tx.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'expired', [[closedAt]] = {:now}, [[updated]] = {:now}
-			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + inList("id", "ids") + `
+			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + sqlparts.InList("id", "ids") + `
 			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]], [[model]]`).Bind(params).All(&rows)
 		if err != nil {
 			return fmt.Errorf("expire revisions of organization %s: %w", org, err)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -226,15 +227,15 @@ func (s *Catalog) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]I
 		err := s.db().Select("id", "sku", "externalId", "gtin", "name", "slug", "description", "active",
 			"attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images", "files",
 			"variantAttributes", "importHash").From("products").
-			Where(byIDsOf(org)).AndWhere(in("id", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
+			Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read products of organization %s: %w", org, err)
 		}
 		for _, r := range rows {
 			row := ImportProductRow{
-				ID: storedID(r.ID), Stored: true, SKU: r.SKU, ExternalID: r.ExternalID, GTIN: r.GTIN, Name: r.Name,
-				Slug: r.Slug, Desc: r.Description, Active: r.Active, Template: storedID(r.AttributeTemplate),
-				Brand: storedID(r.Brand), VariantMaster: storedID(r.VariantMaster), Attributes: r.Attributes,
+				ID: sqlparts.StoredID(r.ID), Stored: true, SKU: r.SKU, ExternalID: r.ExternalID, GTIN: r.GTIN, Name: r.Name,
+				Slug: r.Slug, Desc: r.Description, Active: r.Active, Template: sqlparts.StoredID(r.AttributeTemplate),
+				Brand: sqlparts.StoredID(r.Brand), VariantMaster: sqlparts.StoredID(r.VariantMaster), Attributes: r.Attributes,
 				Categories: r.Categories, Images: r.Images, Files: r.Files, Hash: r.ImportHash,
 			}
 			if r.VariantAttributes.Valid {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -143,7 +144,7 @@ func (s *Metrics) Overview(org enrichment.Org) (enrichment.Overview, error) {
 		}
 		m := enrichment.NewAcceptanceMetrics()
 		c.addTo(&m)
-		byClient[storedID(client)] = &m
+		byClient[sqlparts.StoredID(client)] = &m
 	}
 	if err := rows.Err(); err != nil {
 		return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
@@ -164,7 +165,7 @@ func (s *Metrics) Overview(org enrichment.Org) (enrichment.Overview, error) {
 		}
 		out.All.Add(*m)
 		out.Clients = append(out.Clients, enrichment.ClientMetrics{ID: c.ID, Name: c.Name, Active: c.Active,
-			Organization: storedID(string(org)), Metrics: *m})
+			Organization: sqlparts.StoredID(string(org)), Metrics: *m})
 	}
 	out.All.Finish()
 	return out, nil

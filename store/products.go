@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -131,8 +132,8 @@ func activeBySKU[R identified](a area, org enrichment.Org, skus []string, column
 	err := s.db().NewQuery(`SELECT ` + strings.Join(quoted, ", ") + `
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsSKU + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1
-		AND ` + inList("sku", "skus")).
-		Bind(dbx.Params{"org": string(org), "skus": inValues(skus)}).
+		AND ` + sqlparts.InList("sku", "skus")).
+		Bind(dbx.Params{"org": string(org), "skus": sqlparts.InValues(skus)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find products of organization %s by sku: %w", org, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -166,8 +167,8 @@ func ahead(keys []sortKey) string {
 // holds every column it names but the SKU.
 func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.Params) {
 	// note: the literal status = 'pending' lets SQLite use the partial index
-	where := []string{inList("organization", "orgs"), "[[status]] = 'pending'"}
-	params := dbx.Params{"orgs": inValues(orgs)}
+	where := []string{sqlparts.InList("organization", "orgs"), "[[status]] = 'pending'"}
+	params := dbx.Params{"orgs": sqlparts.InValues(orgs)}
 	if q.Client != 0 {
 		where = append(where, "[[apiClient]] = {:client}")
 		params["client"] = FormatID(q.Client)
@@ -186,12 +187,12 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 	}
 	if len(q.Exclude) > 0 {
 		// note: by rowid, which the index holds, where the id is in the row
-		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+inList("id", "exclude")+`)`)
-		params["exclude"] = inValues(formatIDs(q.Exclude))
+		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+sqlparts.InList("id", "exclude")+`)`)
+		params["exclude"] = sqlparts.InValues(sqlparts.FormatIDs(q.Exclude))
 	}
 	if len(q.heldRows) > 0 {
 		where = append(where, `[[_rowid_]] NOT IN (SELECT [[value]] FROM json_each({:held}))`)
-		params["held"] = inValues(q.heldRows)
+		params["held"] = sqlparts.InValues(q.heldRows)
 	}
 	where = triageWhere(q.Triage, q.Now, where, params)
 	if q.Template != 0 {
@@ -358,7 +359,7 @@ func (s *Review) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int
 		FROM {{` + schema.Revisions + `}} AS r
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
 		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
-		WHERE r.` + inList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": inValues(rowIDs)}).All(&rows)
+		WHERE r.` + sqlparts.InList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": sqlparts.InValues(rowIDs)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read the queue's revisions: %w", err)
 	}
@@ -400,10 +401,10 @@ func (s *Review) pendingPerProduct(orgs []enrichment.Org, products []string, exc
 	}
 	err := s.db().NewQuery(`SELECT [[product]], COUNT(*) AS [[n]]
 		FROM {{` + schema.Revisions + `}} INDEXED BY ` + schema.IdxRevisionsProduct + `
-		WHERE ` + inList("product", "products") + ` AND [[status]] = 'pending' AND ` + inList("organization", "orgs") + `
-		AND NOT ` + inList("id", "exclude") + `
+		WHERE ` + sqlparts.InList("product", "products") + ` AND [[status]] = 'pending' AND ` + sqlparts.InList("organization", "orgs") + `
+		AND NOT ` + sqlparts.InList("id", "exclude") + `
 		GROUP BY [[product]]`).
-		Bind(dbx.Params{"products": inValues(products), "orgs": inValues(orgs), "exclude": inValues(formatIDs(exclude))}).All(&rows)
+		Bind(dbx.Params{"products": sqlparts.InValues(products), "orgs": sqlparts.InValues(orgs), "exclude": sqlparts.InValues(sqlparts.FormatIDs(exclude))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("count the pending revisions of the queue's products: %w", err)
 	}

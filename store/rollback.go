@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -164,7 +165,7 @@ func (s *Review) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]st
 func (s *Review) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, error) {
 	var rows []rollbackRow
 	err := s.db().Select(rollbackColumns...).From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org), "status": enrichment.StatusAccepted}).AndWhere(in("id", ids)).All(&rows)
+		Where(dbx.HashExp{"organization": string(org), "status": enrichment.StatusAccepted}).AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read accepted revisions: %w", err)
 	}

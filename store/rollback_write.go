@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -60,7 +61,7 @@ func (s *Review) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[st
 	defer forget.Close()
 	stamp := FormatTime(now)
 	for i, o := range outcomes {
-		ids[i] = storedID(o.row.ID)
+		ids[i] = sqlparts.StoredID(o.row.ID)
 		mask := enrichment.FieldMask(o.row.Mask)
 		fields, err := json.Marshal(orEmpty(o.did.Fields))
 		if err != nil {

@@ -52,26 +52,9 @@ func FormatTime(t time.Time) string {
 	return dt.String()
 }
 
-// storedID reads a numeric record id from the store's own rows, where the
-// schema guarantees the format (enrichment.ParseID reads ids from outside).
-func storedID(id string) int64 {
-	n, _ := strconv.ParseInt(id, 10, 64)
-	return n
-}
-
 // FormatID renders a numeric id as the record id it is stored as.
 func FormatID(id int64) string {
 	return strconv.FormatInt(id, 10)
-}
-
-// formatIDs renders numeric ids as the record ids they are stored as, for
-// an IN list over a text id column.
-func formatIDs(ids []int64) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = FormatID(id)
-	}
-	return out
 }
 
 // decodeStrings reads a JSON string array column; NULL or bad JSON is empty.

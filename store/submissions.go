@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -83,7 +84,7 @@ func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichm
 			r.Issues = []enrichment.Issue{}
 		}
 		if len(found) == 1 {
-			id := storedID(found[0].ID)
+			id := sqlparts.StoredID(found[0].ID)
 			r.ProductID = &id
 			r.Status = enrichment.ResultRejectedFields
 			if len(p.Fields.Names()) > 0 {

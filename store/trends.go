@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -33,7 +34,7 @@ func (s *Metrics) ReviewTrends(org enrichment.Org, clients []int64, now time.Tim
 	}
 	for client, t := range trends {
 		t.Finish()
-		out[storedID(client)] = *t
+		out[sqlparts.StoredID(client)] = *t
 	}
 	return out, nil
 }
@@ -55,10 +56,10 @@ func (s *Metrics) countWeeks(org enrichment.Org, now time.Time, trends map[strin
 		clients = append(clients, client)
 	}
 	params := dbx.Params{"org": string(org), "span": spanDay, "since": FormatTime(enrichment.TrendsSince(now)),
-		"clients": inValues(clients)}
+		"clients": sqlparts.InValues(clients)}
 	var days []dayCount
 	err := s.db().NewQuery("SELECT [[client]], [[start]], [[accepted]], [[rejected]] FROM " + schema.MetricCountsTable +
-		" WHERE [[organization]] = {:org} AND " + inList("client", "clients") + " AND [[span]] = {:span} AND [[start]] >= {:since}").
+		" WHERE [[organization]] = {:org} AND " + sqlparts.InList("client", "clients") + " AND [[span]] = {:span} AND [[start]] >= {:since}").
 		Bind(params).All(&days)
 	if err != nil {
 		return fmt.Errorf("weekly decisions of organization %s: %w", org, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -55,7 +56,7 @@ func (s *Trust) Candidates(p Policy, after int64, limit int) (accept []string, l
 	}
 	last = after
 	for _, r := range rows {
-		last = storedID(r.ID)
+		last = sqlparts.StoredID(r.ID)
 		if qualifies(p, r) {
 			accept = append(accept, r.ID)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -32,7 +33,7 @@ type webhookRow struct {
 var webhookColumns = []string{"id", "url", "events", "active", "created"}
 
 func (r webhookRow) webhook() enrichment.Webhook {
-	return enrichment.Webhook{ID: storedID(r.ID), URL: r.URL, Events: decodeStrings(r.Events), Active: r.Active,
+	return enrichment.Webhook{ID: sqlparts.StoredID(r.ID), URL: r.URL, Events: decodeStrings(r.Events), Active: r.Active,
 		CreatedAt: apiTime(r.Created)}
 }
 
@@ -140,10 +141,10 @@ var deliveryColumns = []string{"id", "event", "revision", "status", "attempts", 
 	"nextAttemptAt", "created", "deliveredAt", "messageId"}
 
 func (r deliveryRow) delivery() enrichment.Delivery {
-	d := enrichment.Delivery{ID: storedID(r.ID), MessageID: r.MessageID, Event: r.Event, Status: r.Status, Attempts: r.Attempts,
+	d := enrichment.Delivery{ID: sqlparts.StoredID(r.ID), MessageID: r.MessageID, Event: r.Event, Status: r.Status, Attempts: r.Attempts,
 		LastError: nullIfEmpty(r.LastError), CreatedAt: apiTime(r.Created), DeliveredAt: optionalTime(r.Delivered)}
 	if r.Revision != "" {
-		id := storedID(r.Revision)
+		id := sqlparts.StoredID(r.Revision)
 		d.RevisionID = &id
 	}
 	if r.LastStatus != 0 {
@@ -274,7 +275,7 @@ func (s *Outbox) queueRevisionEvents(org enrichment.Org, event string, revisions
 	listening := map[string][]int64{} // client → subscriptions naming event
 	for _, sub := range subs {
 		if slices.Contains(decodeStrings(sub.Events), event) {
-			listening[sub.Client] = append(listening[sub.Client], storedID(sub.ID))
+			listening[sub.Client] = append(listening[sub.Client], sqlparts.StoredID(sub.ID))
 		}
 	}
 	if len(listening) == 0 {
@@ -285,7 +286,7 @@ func (s *Outbox) queueRevisionEvents(org enrichment.Org, event string, revisions
 		Client string `db:"apiClient"`
 	}
 	err = s.db().Select(append(slices.Clone(revisionColumns), "apiClient")...).From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(revisions))).
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(revisions))).
 		OrderBy("CAST(id AS INTEGER)").All(&rows)
 	if err != nil {
 		return fmt.Errorf("read revisions for %s events: %w", event, err)
@@ -294,7 +295,7 @@ func (s *Outbox) queueRevisionEvents(org enrichment.Org, event string, revisions
 	var ds []queuedDelivery
 	for _, r := range rows {
 		for _, webhook := range listening[r.Client] {
-			ds = append(ds, queuedDelivery{webhook: webhook, event: event, revision: storedID(r.ID),
+			ds = append(ds, queuedDelivery{webhook: webhook, event: event, revision: sqlparts.StoredID(r.ID),
 				payload: enrichment.WebhookPayload{Type: event, Timestamp: now.UTC().Format(apiTimeLayout), Data: r.item()}})
 		}
 	}
