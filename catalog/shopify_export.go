@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // The Shopify CSV export writes one Shopify product per variant family (a
@@ -49,7 +48,7 @@ const (
 )
 
 // exportShopify writes the catalog as a Shopify product CSV.
-func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
+func exportShopify(r *CatalogReader, w *bufio.Writer) (int, error) {
 	names, err := metafieldOrder(r)
 	if err != nil {
 		return 0, err
@@ -65,7 +64,7 @@ func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 	}
 	x := &shopifyWriter{cw: cw, brands: brands, metafields: names, row: make([]string, len(header))}
 	n := 0
-	err = r.Products(true, func(heads []store.CatalogProduct) error {
+	err = r.Products(true, func(heads []CatalogProduct) error {
 		ids := make([]int64, len(heads))
 		for i, h := range heads {
 			ids[i] = h.ID
@@ -74,12 +73,12 @@ func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 		if err != nil {
 			return err
 		}
-		byMaster := map[int64][]store.CatalogProduct{}
+		byMaster := map[int64][]CatalogProduct{}
 		for _, v := range variants {
 			byMaster[v.Master] = append(byMaster[v.Master], v)
 		}
 		for _, h := range heads {
-			family := append([]store.CatalogProduct{h}, byMaster[h.ID]...)
+			family := append([]CatalogProduct{h}, byMaster[h.ID]...)
 			if err := x.family(family); err != nil {
 				return err
 			}
@@ -97,13 +96,13 @@ func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 // shopifyWriter writes families as rows.
 type shopifyWriter struct {
 	cw         *csv.Writer
-	brands     map[int64]store.CatalogBrand
+	brands     map[int64]CatalogBrand
 	metafields []string // attribute names, in column order after xMetafields
 	row        []string
 }
 
 // family writes the rows of a master (family[0]) and its variants.
-func (x *shopifyWriter) family(family []store.CatalogProduct) error {
+func (x *shopifyWriter) family(family []CatalogProduct) error {
 	master := family[0]
 	attrs := make([][]enrichment.StoredAttribute, len(family))
 	images := make([][]string, len(family))
@@ -159,7 +158,7 @@ func (x *shopifyWriter) family(family []store.CatalogProduct) error {
 }
 
 // productColumns fills the first row's product columns from the master.
-func (x *shopifyWriter) productColumns(master store.CatalogProduct, attrs []enrichment.StoredAttribute, options []string) error {
+func (x *shopifyWriter) productColumns(master CatalogProduct, attrs []enrichment.StoredAttribute, options []string) error {
 	row := x.row
 	row[xTitle], row[xBody] = cmpOr(master.Name, master.SKU), master.Description // note: Shopify needs a title
 	if b, ok := x.brands[master.Brand]; ok {
@@ -197,7 +196,7 @@ func (x *shopifyWriter) productColumns(master store.CatalogProduct, attrs []enri
 
 // variantColumns fills a variant's columns: its option values, SKU (left
 // empty where the import derives it), barcode and own image.
-func (x *shopifyWriter) variantColumns(p store.CatalogProduct, handle string, attrs []enrichment.StoredAttribute, options, own []string) {
+func (x *shopifyWriter) variantColumns(p CatalogProduct, handle string, attrs []enrichment.StoredAttribute, options, own []string) {
 	row := x.row
 	if len(options) == 0 {
 		row[xOptions+1] = defaultValue
@@ -229,7 +228,7 @@ var shopifyHandlePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // shopifyHandle is a family's handle: the one its externalId starts with
 // (a product imported from Shopify keeps its handle, whatever its slug
 // became), else its slug, else its SKU, made a handle.
-func shopifyHandle(master store.CatalogProduct) string {
+func shopifyHandle(master CatalogProduct) string {
 	prefix, _, _ := strings.Cut(master.ExternalID, "/")
 	if shopifyHandlePattern.MatchString(prefix) {
 		return prefix
@@ -291,7 +290,7 @@ func metafieldHeaders(names []string) []string {
 // its family's options, in an order that keeps every product's own order
 // of them where the products agree (the columns of the Shopify file they
 // came from, say): ordered by precedence, ties by first appearance.
-func metafieldOrder(r *store.CatalogReader) ([]string, error) {
+func metafieldOrder(r *CatalogReader) ([]string, error) {
 	index := map[string]int{} // name → first appearance
 	var names []string
 	after := map[[2]int]bool{} // a name directly followed by another in some product

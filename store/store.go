@@ -1,6 +1,7 @@
-// Package store is the only place that queries the database on behalf of the
-// API and the command line. Every function that touches tenant data takes the
-// organization first, so a query cannot be written without it.
+// Package store queries the database on behalf of the API, the hooks, the
+// jobs and the command line; only the catalog file's import and export keep
+// their own queries, in catalog/. Every function that touches tenant data
+// takes the organization first, so a query cannot be written without it.
 package store
 
 import (

@@ -1,4 +1,4 @@
-package store
+package catalog
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ type CatalogTemplate struct {
 }
 
 // CatalogReader reads one organization's catalog inside one read
-// transaction; see Store.ReadCatalog.
+// transaction; see tables.ReadCatalog.
 type CatalogReader struct {
 	db  dbx.Builder
 	org enrichment.Org
@@ -45,7 +45,7 @@ type CatalogReader struct {
 
 // ReadCatalog calls fn with a reader of org's catalog, all of whose reads
 // see one snapshot of the database.
-func (s *Catalog) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error) error {
+func (s *tables) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error) error {
 	db, ok := s.app.ConcurrentDB().(*dbx.DB)
 	if !ok { // note: already inside a transaction: its snapshot it is
 		return fn(&CatalogReader{db: s.db(), org: org})
@@ -109,9 +109,23 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 // catalogProductRow is a row of the export's product queries: the API
 // export's row, with what the catalog file adds.
 type catalogProductRow struct {
-	productRow
-	Active    bool   `db:"active"`
-	MasterSKU string `db:"masterSku"`
+	ID                string `db:"id"`
+	SKU               string `db:"sku"`
+	ExternalID        string `db:"externalId"`
+	GTIN              string `db:"gtin"`
+	Name              string `db:"name"`
+	Slug              string `db:"slug"`
+	Description       string `db:"description"`
+	AttributeTemplate string `db:"attributeTemplate"`
+	Brand             string `db:"brand"`
+	Attributes        []byte `db:"attributes"`
+	Categories        []byte `db:"categories"`
+	Images            []byte `db:"images"`
+	Files             []byte `db:"files"`
+	VariantMaster     string `db:"variantMaster"`
+	VariantAttributes []byte `db:"variantAttributes"`
+	Active            bool   `db:"active"`
+	MasterSKU         string `db:"masterSku"`
 }
 
 const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[gtin]], p.[[name]], p.[[slug]], p.[[description]],
