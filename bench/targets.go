@@ -128,6 +128,24 @@ func (r *report) finish() {
 		add("Export (500 a page, p50) beside 8 deliveries hanging on a dead receiver vs without", "≤ 1.1×",
 			fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", x, w.ExportHung.Latency.P50, e500.Latency.P50), x, is(x <= 1.1), e500, &w.ExportHung)
 	}
+	r.importTargets(add)
+	r.Server.PeakAnonMB = 0
+	for _, s := range r.Scenarios {
+		r.Server.PeakAnonMB = max(r.Server.PeakAnonMB, s.ServerAnonPeakMB)
+	}
+	if r.Soak != nil {
+		r.Server.PeakAnonMB = max(r.Server.PeakAnonMB, r.Soak.Load.ServerAnonPeakMB)
+	}
+	r.attackTargets(add)
+	r.memoryTargets(add, mix)
+}
+
+// addTarget adds a row to the targets table; a row whose needs include a
+// scenario this run did not measure says "not run".
+type addTarget func(name, goal, measured string, value float64, met *bool, needs ...*scenarioResult)
+
+// importTargets adds the rows of the import's speed, memory and re-import.
+func (r *report) importTargets(add addTarget) {
 	in := r.Import
 	add(fmt.Sprintf("Import speed (%s products)", thousands(float64(in.Products))), "≥ 20,000 products/s",
 		fmt.Sprintf("%s products/s (%.1f s for %.0f MB)", thousands(in.ProductsPerSec), in.Seconds, in.FileMB), in.ProductsPerSec, is(in.ProductsPerSec >= 20_000))
@@ -143,14 +161,11 @@ func (r *report) finish() {
 			fmt.Sprintf("%.2f× (%.2f s, %s products/s, vs %.2f s); nothing written; peak RSS %.0f MB",
 				speedup, re.Seconds, thousands(re.ProductsPerSec), in.Seconds, re.PeakRSSMB), speedup, is(speedup >= 3))
 	}
-	r.Server.PeakAnonMB = 0
-	for _, s := range r.Scenarios {
-		r.Server.PeakAnonMB = max(r.Server.PeakAnonMB, s.ServerAnonPeakMB)
-	}
-	if r.Soak != nil {
-		r.Server.PeakAnonMB = max(r.Server.PeakAnonMB, r.Soak.Load.ServerAnonPeakMB)
-	}
-	r.attackTargets(add)
+}
+
+// memoryTargets adds the row of the server's memory under the mixed load
+// and, when the soak ran, over it.
+func (r *report) memoryTargets(add addTarget, mix *scenarioResult) {
 	// VmRSS includes the memory-mapped database pages (file cache, growing
 	// with the file); RssAnon is the process's own memory
 	memText := fmt.Sprintf("peak %.0f MB VmRSS under the mixed load (%.0f MB at its end); whole run: VmHWM %.0f MB; RssAnon not recorded in this result",
@@ -296,7 +311,7 @@ func (r *report) markdown() string {
 // attackTargets adds the goals of the memory attacks: the server's own
 // memory under the attack, another key's small requests meanwhile, and the
 // memory's return once the attack ends.
-func (r *report) attackTargets(add func(name, goal, measured string, value float64, met *bool, needs ...*scenarioResult)) {
+func (r *report) attackTargets(add addTarget) {
 	for _, a := range []struct{ name, what string }{
 		{"attack", "40 concurrent 16 MiB submissions from one key"},
 		{"attack-80", "80 concurrent 16 MiB submissions from four unlimited keys"},

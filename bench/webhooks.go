@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -75,71 +76,96 @@ func (r *receiver) count() int {
 	return len(r.arrived)
 }
 
+// webhookAPI calls the webhook routes with one submit key.
+type webhookAPI struct {
+	ctx    context.Context
+	base   string
+	key    string
+	client *http.Client
+}
+
+// call sends body (nil: none) and decodes a 2xx answer into into (nil: none).
+func (a webhookAPI) call(method, path string, body any, into any) error {
+	var buf bytes.Buffer
+	if body != nil {
+		_ = json.NewEncoder(&buf).Encode(body)
+	}
+	req, _ := http.NewRequestWithContext(a.ctx, method, a.base+path, &buf)
+	req.Header = header(a.key)
+	res, err := a.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s", method, path, res.Status)
+	}
+	if into != nil {
+		return json.NewDecoder(res.Body).Decode(into)
+	}
+	return nil
+}
+
+// subscribe subscribes url to pings and answers the webhook's id.
+func (a webhookAPI) subscribe(url string) (int64, error) {
+	var w struct{ ID int64 }
+	err := a.call(http.MethodPost, "/webhooks", map[string]any{"url": url, "events": []string{"ping"}}, &w)
+	return w.ID, err
+}
+
+// ping queues a test delivery to webhook id and answers the delivery's id.
+func (a webhookAPI) ping(id int64) (string, error) {
+	var d struct{ ID int64 }
+	err := a.call(http.MethodPost, fmt.Sprintf("/webhooks/%d/test", id), nil, &d)
+	return fmt.Sprint(d.ID), err
+}
+
+// unsubscribe deletes the webhooks ids.
+func (a webhookAPI) unsubscribe(ids []int64) error {
+	for _, id := range ids {
+		if err := a.call(http.MethodDelete, fmt.Sprintf("/webhooks/%d", id), nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // measureWebhooks measures delivery latency, the dispatcher's throughput,
 // and the export beside a receiver that never answers.
 func (h *harness) measureWebhooks(t *target) (*webhookResult, error) {
-	api := h.srv.base + "/api/enrichment"
-	key := t.SubmitKeys[webhookKey]
-	client := &http.Client{Timeout: 30 * time.Second}
-	call := func(method, path string, body any, into any) error {
-		var buf bytes.Buffer
-		if body != nil {
-			_ = json.NewEncoder(&buf).Encode(body)
-		}
-		req, _ := http.NewRequestWithContext(h.ctx, method, api+path, &buf)
-		req.Header = header(key)
-		res, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer res.Body.Close()
-		if res.StatusCode/100 != 2 {
-			return fmt.Errorf("%s %s: %s", method, path, res.Status)
-		}
-		if into != nil {
-			return json.NewDecoder(res.Body).Decode(into)
-		}
-		return nil
-	}
-	subscribe := func(url string) (int64, error) {
-		var w struct{ ID int64 }
-		err := call(http.MethodPost, "/webhooks", map[string]any{"url": url, "events": []string{"ping"}}, &w)
-		return w.ID, err
-	}
-	ping := func(id int64) (string, error) {
-		var d struct{ ID int64 }
-		err := call(http.MethodPost, fmt.Sprintf("/webhooks/%d/test", id), nil, &d)
-		return fmt.Sprint(d.ID), err
-	}
-	unsubscribe := func(ids []int64) error {
-		for _, id := range ids {
-			if err := call(http.MethodDelete, fmt.Sprintf("/webhooks/%d", id), nil, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	api := webhookAPI{ctx: h.ctx, base: h.srv.base + "/api/enrichment", key: t.SubmitKeys[webhookKey],
+		client: &http.Client{Timeout: 30 * time.Second}}
 	res := &webhookResult{}
-
-	// latency: one ping at a time
 	fast := newReceiver(false)
 	defer fast.stop()
-	first, err := subscribe(fast.URL)
+	first, err := api.subscribe(fast.URL)
 	if err != nil {
 		return nil, err
 	}
+	if err := measureWebhookLatency(api, fast, first, res); err != nil {
+		return nil, err
+	}
+	if err := measureWebhookThroughput(api, fast, first, res); err != nil {
+		return nil, err
+	}
+	return res, h.measureExportBesideHungWebhooks(api, t, res)
+}
+
+// measureWebhookLatency pings webhook first 200 times, one at a time, and
+// records the time from queueing to arrival at fast.
+func measureWebhookLatency(api webhookAPI, fast *receiver, first int64, res *webhookResult) error {
 	var lat []float64
 	for range 200 {
 		start := time.Now()
-		id, err := ping(first)
+		id, err := api.ping(first)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for got := ""; got != id; {
 			select {
 			case got = <-fast.signal:
 			case <-time.After(10 * time.Second):
-				return nil, fmt.Errorf("ping %s did not arrive within 10 s", id)
+				return fmt.Errorf("ping %s did not arrive within 10 s", id)
 			}
 		}
 		fast.mu.Lock()
@@ -149,13 +175,17 @@ func (h *harness) measureWebhooks(t *target) (*webhookResult, error) {
 	slices.Sort(lat)
 	res.Pings, res.LatencyP50Ms, res.LatencyP95Ms = len(lat), round(lat[len(lat)/2], 2), round(lat[len(lat)*95/100], 2)
 	logf("webhooks: %d pings one at a time, from queueing to arrival p50 %.2f ms, p95 %.2f ms", len(lat), res.LatencyP50Ms, res.LatencyP95Ms)
+	return nil
+}
 
-	// throughput: 8 subscriptions, 250 pings each, queued at once
+// measureWebhookThroughput queues 250 pings to each of 8 subscriptions
+// (first and 7 more) at once and measures how fast they reach fast.
+func measureWebhookThroughput(api webhookAPI, fast *receiver, first int64, res *webhookResult) error {
 	subs := []int64{first}
 	for range 7 {
-		id, err := subscribe(fast.URL)
+		id, err := api.subscribe(fast.URL)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		subs = append(subs, id)
 	}
@@ -167,7 +197,7 @@ func (h *harness) measureWebhooks(t *target) (*webhookResult, error) {
 	for _, id := range subs {
 		wg.Go(func() {
 			for range each {
-				if _, err := ping(id); err != nil {
+				if _, err := api.ping(id); err != nil {
 					errs <- err
 					return
 				}
@@ -177,7 +207,7 @@ func (h *harness) measureWebhooks(t *target) (*webhookResult, error) {
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
-		return nil, err
+		return err
 	}
 	want := before + each*len(subs)
 	for deadline := time.Now().Add(2 * time.Minute); fast.count() < want && time.Now().Before(deadline); {
@@ -186,23 +216,24 @@ func (h *harness) measureWebhooks(t *target) (*webhookResult, error) {
 	res.Deliveries = fast.count() - before
 	res.DeliveriesPerSec = round(float64(res.Deliveries)/time.Since(start).Seconds(), 0)
 	logf("webhooks: %d pings to 8 subscriptions delivered in %.2f s: %.0f deliveries/s", res.Deliveries, time.Since(start).Seconds(), res.DeliveriesPerSec)
-	if err := unsubscribe(subs); err != nil {
-		return nil, err
-	}
+	return api.unsubscribe(subs)
+}
 
-	// a receiver that never answers, with every worker waiting on it
+// measureExportBesideHungWebhooks runs the export while every delivery
+// worker waits on a receiver that never answers.
+func (h *harness) measureExportBesideHungWebhooks(api webhookAPI, t *target, res *webhookResult) error {
 	hung := newReceiver(true)
 	defer hung.stop()
 	var hungSubs []int64
 	for range 8 {
-		id, err := subscribe(hung.URL)
+		id, err := api.subscribe(hung.URL)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		hungSubs = append(hungSubs, id)
 		for range 5 {
-			if _, err := ping(id); err != nil {
-				return nil, err
+			if _, err := api.ping(id); err != nil {
+				return err
 			}
 		}
 	}
@@ -212,5 +243,5 @@ func (h *harness) measureWebhooks(t *target) (*webhookResult, error) {
 	logf("webhooks: %d deliveries hang on a receiver that never answers; export500 beside them", hung.count())
 	sc := one("GET /products, 500 a page, random pages, while 8 webhook deliveries hang", t.export("export500-hung-receiver", 500, "random"), h.cfg.Concurrency)
 	res.ExportHung = h.run(sc, false)
-	return res, unsubscribe(hungSubs)
+	return api.unsubscribe(hungSubs)
 }

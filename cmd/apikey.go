@@ -39,10 +39,7 @@ func apikeyCreate(app core.App) *cobra.Command {
 			if rateLimit < 0 {
 				return fmt.Errorf("--rate-limit must be 0 (unlimited) or more, got %d", rateLimit)
 			}
-			if err := migrated(app); err != nil {
-				return err
-			}
-			orgID, err := existingOrg(app, org)
+			orgID, err := migratedOrg(app, org)
 			if err != nil {
 				return err
 			}
@@ -144,10 +141,7 @@ func apikeyList(app core.App) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := migrated(app); err != nil {
-				return err
-			}
-			orgID, err := existingOrg(app, org)
+			orgID, err := migratedOrg(app, org)
 			if err != nil {
 				return err
 			}

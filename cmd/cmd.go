@@ -37,6 +37,15 @@ func migrated(app core.App) error {
 	return nil
 }
 
+// migratedOrg applies pending migrations, then checks that raw names an
+// existing organization: the start of every command that works on one.
+func migratedOrg(app core.App, raw string) (enrichment.Org, error) {
+	if err := migrated(app); err != nil {
+		return "", err
+	}
+	return existingOrg(app, raw)
+}
+
 // existingOrg checks an --org value and returns it as an organization.
 func existingOrg(app core.App, raw string) (enrichment.Org, error) {
 	if id, err := strconv.ParseInt(raw, 10, 64); err != nil || id < 1 {

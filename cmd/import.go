@@ -32,10 +32,7 @@ func importCommand(app core.App) *cobra.Command {
 		Args:         cobra.ExactArgs(1),
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := migrated(app); err != nil {
-				return err
-			}
-			orgID, err := existingOrg(app, org)
+			orgID, err := migratedOrg(app, org)
 			if err != nil {
 				return err
 			}

@@ -56,6 +56,23 @@ func modifiedSince(t *testing.T, api, key string, at time.Time) []string {
 	return skus
 }
 
+// lastProductWrite is the moment of the latest product write stored in
+// dir (its products' greatest updated): modifiedSince of that moment lists
+// what later writes change, without waiting for the clock to pass the
+// earlier ones (a later write, by another process, is milliseconds later).
+func lastProductWrite(t *testing.T, dir string) time.Time {
+	t.Helper()
+	var stamp string
+	if err := openReadOnly(t, dir).QueryRow(`SELECT MAX(updated) FROM products`).Scan(&stamp); err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse("2006-01-02 15:04:05.000Z", stamp)
+	if err != nil {
+		t.Fatalf("the products' last update %q: %v", stamp, err)
+	}
+	return at
+}
+
 // TestNightlyImportCycle is a merchant's night: the ERP's feed is imported,
 // a vendor proposes, reviewers decide, and the next night the same feed
 // (which has not caught up) is imported again, then a feed that did
@@ -118,9 +135,7 @@ func TestNightlyImportCycle(t *testing.T) {
 			t.Fatalf("decide %d: %d %s", ids[i], d.status, d.body)
 		}
 	}
-	time.Sleep(5 * time.Millisecond)
-	afterReview := time.Now()
-	time.Sleep(5 * time.Millisecond)
+	afterReview := lastProductWrite(t, dir)
 
 	// night 2: the feed has not caught up
 	cliJSON(t, dir, &counts, "import", "--org", orgID, night1, "--json")
@@ -151,8 +166,7 @@ func TestNightlyImportCycle(t *testing.T) {
 	}
 
 	// night 3: the feed changed the enriched name and an untouched product
-	beforeNight3 := time.Now()
-	time.Sleep(5 * time.Millisecond)
+	beforeNight3 := lastProductWrite(t, dir)
 	for i := range feed.Products {
 		switch feed.Products[i].SKU {
 		case named:

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestShopifyMerchantCycle is a Shopify merchant's path with the binary: its
@@ -45,9 +44,7 @@ func TestShopifyMerchantCycle(t *testing.T) {
 	if d := pbJSON(http.MethodPatch, url, token, map[string]string{"status": "accepted"}); d.status != http.StatusOK {
 		t.Fatalf("accept: %d %s", d.status, d.body)
 	}
-	time.Sleep(5 * time.Millisecond)
-	afterReview := time.Now()
-	time.Sleep(5 * time.Millisecond)
+	afterReview := lastProductWrite(t, dir)
 
 	out := filepath.Join(t.TempDir(), "enriched.csv")
 	if got := cli(t, dir, "export", "--org", orgID, "--format", "shopify-csv", out); !strings.HasPrefix(got, "Exported 6 products") {

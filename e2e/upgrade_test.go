@@ -329,9 +329,7 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	// catalog compares the rows and writes only the products that differ
 	// from the file: the two whose proposals it accepted (accepted values
 	// are remembered from this release on) and the one accepted just now
-	time.Sleep(5 * time.Millisecond)
-	beforeImport := time.Now()
-	time.Sleep(5 * time.Millisecond)
+	beforeImport := lastProductWrite(t, dir)
 	var counts importCounts
 	cliJSON(t, dir, &counts, "import", "--org", fmt.Sprint(orgA.ID), catalogA, "--json")
 	if want := (importCounts{Updated: 2, Unchanged: 598, KeptEnriched: 1}); counts != want {

@@ -87,6 +87,30 @@ func sortedKeys(m map[string]jsontext.Value) []string {
 	return keys
 }
 
+// checkCorrectionKey refuses a correction's key that names no enrichable
+// field, an attribute not proposed, all attributes at once, or something
+// the decision does not apply.
+func checkCorrectionKey(key string, proposed Fields, applied *Applied) error {
+	refuse := func(rule, message, detail string) error { return Invalid("corrections", rule, message, detail) }
+	field, attr, one := SplitKey(key)
+	switch {
+	case !slices.Contains(EnrichableFields, field):
+		return refuse("validation_unknown_field", fmt.Sprintf("Correction %q names no enrichable field.", key),
+			fmt.Sprintf("%q is not a field.", key))
+	case one && !slices.Contains(proposed.AttributeNames(), attr):
+		return refuse("validation_not_proposed", fmt.Sprintf("Correction %q names an attribute that was not proposed.", key),
+			fmt.Sprintf("%q was not proposed.", key))
+	case field == "attributes" && !one:
+		return refuse("validation_correct_one_attribute",
+			"Correct attributes one by one: \"attributes.NAME\" with the corrected detail.", fmt.Sprintf("%q is not one attribute.", key))
+	case one && !slices.Contains(applied.Attributes, attr), !one && !slices.Contains(applied.Fields, field):
+		return refuse("validation_correction_not_applied",
+			fmt.Sprintf("Correction %q is of something this decision does not apply; only an applied field or attribute can be corrected.", key),
+			fmt.Sprintf("%q is not applied.", key))
+	}
+	return nil
+}
+
 // correct checks the corrections against what the decision applies, and
 // each value as a submitted one is checked (options: the product's template
 // options), and puts the corrected values, normalized as a submission's
@@ -95,24 +119,11 @@ func correct(proposed Fields, options []CheckOption, applied *Applied, correctio
 	if len(corrections) == 0 {
 		return nil
 	}
-	refuse := func(rule, message, detail string) error { return Invalid("corrections", rule, message, detail) }
 	byKey := map[string]Correction{}
 	for _, key := range sortedKeys(corrections) {
-		field, attr, one := SplitKey(key)
-		switch {
-		case !slices.Contains(EnrichableFields, field):
-			return refuse("validation_unknown_field", fmt.Sprintf("Correction %q names no enrichable field.", key),
-				fmt.Sprintf("%q is not a field.", key))
-		case one && !slices.Contains(proposed.AttributeNames(), attr):
-			return refuse("validation_not_proposed", fmt.Sprintf("Correction %q names an attribute that was not proposed.", key),
-				fmt.Sprintf("%q was not proposed.", key))
-		case field == "attributes" && !one:
-			return refuse("validation_correct_one_attribute",
-				"Correct attributes one by one: \"attributes.NAME\" with the corrected detail.", fmt.Sprintf("%q is not one attribute.", key))
-		case one && !slices.Contains(applied.Attributes, attr), !one && !slices.Contains(applied.Fields, field):
-			return refuse("validation_correction_not_applied",
-				fmt.Sprintf("Correction %q is of something this decision does not apply; only an applied field or attribute can be corrected.", key),
-				fmt.Sprintf("%q is not applied.", key))
+		field, attr, _ := SplitKey(key)
+		if err := checkCorrectionKey(key, proposed, applied); err != nil {
+			return err
 		}
 		c, err := correctedValue(key, field, corrections[key])
 		if err != nil {

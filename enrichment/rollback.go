@@ -105,22 +105,28 @@ func Revert(rev AcceptedRevision, p *ProductValues) Reverting {
 				out.Fields = append(out.Fields, field)
 			}
 		case "files":
-			if rev.Proposed.Files == nil {
-				continue
-			}
-			want := *rev.Proposed.Files
-			if raw, ok := rev.Corrections[field]; ok {
-				_ = json.Unmarshal(raw, &want)
-			}
-			if gone || rev.Base.Files == nil || !slices.Equal(p.Files, want) {
-				out.Conflicts = append(out.Conflicts, field)
-				continue
-			}
-			p.Files = slices.Clone(*rev.Base.Files)
-			out.Fields = append(out.Fields, field)
+			revertFiles(rev, p, gone, &out)
 		}
 	}
 	return out
+}
+
+// revertFiles restores the files rev applied (or its correction of them)
+// where p still holds exactly them; anything else is a conflict.
+func revertFiles(rev AcceptedRevision, p *ProductValues, gone bool, out *Reverting) {
+	if rev.Proposed.Files == nil {
+		return
+	}
+	want := *rev.Proposed.Files
+	if raw, ok := rev.Corrections["files"]; ok {
+		_ = json.Unmarshal(raw, &want)
+	}
+	if gone || rev.Base.Files == nil || !slices.Equal(p.Files, want) {
+		out.Conflicts = append(out.Conflicts, "files")
+		return
+	}
+	p.Files = slices.Clone(*rev.Base.Files)
+	out.Fields = append(out.Fields, "files")
 }
 
 // revertAttributes restores each attribute rev applied whose first entry

@@ -3,8 +3,8 @@ package hooks
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
@@ -56,12 +56,8 @@ func closesAudit(app core.App, stored, rev *core.Record) (bool, error) {
 			rev.Set(name, stored.Get(name))
 		}
 	}
-	who, fromRequest := rev.GetRaw(deciderKey).(string)
-	if !fromRequest {
-		who = systemDecider
-	}
-	rev.Set("auditedBy", who)
-	return true, setTime(rev, "auditedAt", time.Now())
+	rev.Set("auditedBy", deciderOf(rev).Name)
+	return true, setTime(rev, "auditedAt", clock.Now(app))
 }
 
 // auditError is a refusal about the audit field.
@@ -70,50 +66,59 @@ func auditError(code, message, detail string) error {
 }
 
 // afterAudit applies what closing rev's audit does, in the transaction that
-// saved it: a reverted one is rolled back (store.Rollback of that one
-// revision, by whoever closed the audit), and rev then shows the revision
-// as the rollback left it; then the policy's closed audits may suspend it
-// (enrichment.Suspends). reverted tells whether a rollback happened.
-func afterAudit(app core.App, rev *core.Record) (reverted bool, err error) {
-	st := store.New(app)
+// saved it: a reverted one is rolled back (revertAudited), then the
+// policy's closed audits may suspend it (enrichment.Suspends).
+func afterAudit(app core.App, rev *core.Record) error {
 	if rev.GetString("audit") == enrichment.AuditReverted {
-		id, err := recordID(rev)
-		if err != nil {
-			return false, err
-		}
-		res, err := st.Review().Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
-			rev.GetString("auditedBy"), time.Now())
-		if err != nil {
-			return false, fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
-		}
-		if reverted = res.Revisions > 0; reverted {
-			// note: saved already; what the answer and realtime show
-			fresh, err := app.FindRecordById(rev.Collection(), rev.Id)
-			if err != nil {
-				return false, fmt.Errorf("reload revision %s: %w", rev.Id, err)
-			}
-			for name, value := range fresh.FieldsData() {
-				rev.Set(name, value)
-			}
+		if err := revertAudited(app, rev); err != nil {
+			return err
 		}
 	}
 	id := rev.GetString("policy")
 	if id == "" {
-		return reverted, nil
+		return nil
 	}
+	st := store.New(app)
 	p, err := st.Trust().FindPolicy(id)
 	if err != nil {
-		return reverted, err
+		return err
 	}
 	if !p.Enabled || p.State == enrichment.PolicySuspended {
-		return reverted, nil
+		return nil
 	}
 	closed, err := st.Trust().ClosedAudits(id, p.EnabledAt.Time())
 	if err != nil {
-		return reverted, err
+		return err
 	}
 	if suspend, reason := enrichment.Suspends(closed, p.TargetPrecision); suspend {
-		return reverted, SuspendPolicy(app, id, reason, time.Now())
+		return SuspendPolicy(app, id, reason, clock.Now(app))
 	}
-	return reverted, nil
+	return nil
+}
+
+// revertAudited rolls back rev, whose audit was closed as reverted
+// (store.Rollback of that one revision, by whoever closed the audit); rev
+// then shows the revision as the rollback left it.
+func revertAudited(app core.App, rev *core.Record) error {
+	id, err := recordID(rev)
+	if err != nil {
+		return err
+	}
+	res, err := store.New(app).Review().Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
+		rev.GetString("auditedBy"), clock.Now(app))
+	if err != nil {
+		return fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)
+	}
+	if res.Revisions == 0 {
+		return nil
+	}
+	// note: saved already; what the answer and realtime show
+	fresh, err := app.FindRecordById(rev.Collection(), rev.Id)
+	if err != nil {
+		return fmt.Errorf("reload revision %s: %w", rev.Id, err)
+	}
+	for name, value := range fresh.FieldsData() {
+		rev.Set(name, value)
+	}
+	return nil
 }

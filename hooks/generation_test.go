@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/catalog"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -103,14 +104,14 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 		{"import changing nothing", importFile("Generated again"), false},
 		{"decision applying fields", decide(revNew, enrichment.StatusAccepted), true},
 		{"rollback restoring a product", func() error {
-			res, err := st.Review().Rollback(org, store.RollbackSelection{Revision: newID}, "test", time.Now())
+			res, err := st.Review().Rollback(org, store.RollbackSelection{Revision: newID}, "test", clock.Now(app))
 			if err == nil && res.Products != 1 {
 				t.Errorf("the rollback restored %+v", res)
 			}
 			return err
 		}, true},
 		{"rollback restoring nothing (rolled back already)", func() error {
-			_, err := st.Review().Rollback(org, store.RollbackSelection{Revision: newID}, "test", time.Now())
+			_, err := st.Review().Rollback(org, store.RollbackSelection{Revision: newID}, "test", clock.Now(app))
 			return err
 		}, false},
 		{"decision applying nothing (rejection)", decide(revFull, enrichment.StatusRejected), false},
@@ -139,7 +140,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 			return save("revisions", accepted, func(r *core.Record) { r.Set("audit", enrichment.AuditConfirmed) })
 		}, false},
 		{"expiry (revisions only)", func() error {
-			n, err := st.Proposals().ExpireOverdue(time.Now().Add(10 * 365 * 24 * time.Hour))
+			n, err := st.Proposals().ExpireOverdue(clock.Now(app).Add(10 * 365 * 24 * time.Hour))
 			if err == nil && n == 0 {
 				t.Error("expiry expired nothing")
 			}
@@ -168,7 +169,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 // the trust worker does.
 func policyAccept(st *store.Store, org enrichment.Org, policy, revision string) error {
 	outcomes, err := st.Review().DecideSet(org, []store.SetDecision{{Revision: revision,
-		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy}, time.Now())
+		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy}, clock.Wall())
 	if err == nil && !outcomes[0].Decided() {
 		err = fmt.Errorf("policy %s did not accept revision %s: %v", policy, revision, outcomes[0].Err)
 	}

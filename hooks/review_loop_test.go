@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -43,7 +44,7 @@ func setOrg(field string, value any) func(testing.TB, *tests.TestApp) {
 // age moves a revision's submission back by days.
 func age(id string, days int) func(testing.TB, *tests.TestApp) {
 	return func(t testing.TB, app *tests.TestApp) {
-		created := store.FormatTime(time.Now().Add(-time.Duration(days) * 24 * time.Hour))
+		created := store.FormatTime(clock.Now(app).Add(-time.Duration(days) * 24 * time.Hour))
 		if _, err := app.DB().Update("revisions", dbx.Params{"created": created}, dbx.HashExp{"id": id}).Execute(); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func TestExpiryOnDecision(t *testing.T) {
 		{name: "an expired revision cannot be decided", url: revFull, as: "super",
 			before: func(t testing.TB, app *tests.TestApp) {
 				age(revFull, 91)(t, app)
-				if _, err := store.New(app).Proposals().ExpireOverdue(time.Now()); err != nil {
+				if _, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app)); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -169,7 +170,7 @@ func TestExpireOverdue(t *testing.T) {
 	if _, err := app.DB().Update("organizations", dbx.Params{"proposalTtlDays": 0}, dbx.HashExp{"id": string(f.B.Org)}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	n, err := store.New(app).Proposals().ExpireOverdue(time.Now())
+	n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app))
 	if err != nil || n != 1 {
 		t.Fatalf("expired %d, %v; want 1 (A's overdue one; B's never expire)", n, err)
 	}
@@ -184,7 +185,7 @@ func TestExpireOverdue(t *testing.T) {
 	if got := revision(t, app, revAccepted).GetString("status"); got != "accepted" {
 		t.Errorf("a decided revision became %s", got)
 	}
-	if n, err := store.New(app).Proposals().ExpireOverdue(time.Now()); err != nil || n != 0 {
+	if n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app)); err != nil || n != 0 {
 		t.Errorf("a second run expired %d, %v", n, err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
-
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -22,14 +22,6 @@ import (
 	"github.com/pocketbase/pocketbase/tools/router"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
-
-// deciderKey is the custom (never stored, never exported) record data in
-// which the update request hook hands the deciding identity to the record
-// hook; only HTTP requests set it.
-const deciderKey = "@enrichmentDecider"
-
-// systemDecider is the reviewer recorded for decisions saved by Go code.
-const systemDecider = "system"
 
 // decisionFields may be changed by whoever decides, with the decision;
 // serverFields are set by the server alone, so values sent for them are
@@ -77,8 +69,7 @@ func registerRevisions(app core.App) {
 					if err := e.Next(); err != nil {
 						return err
 					}
-					_, err = afterAudit(txApp, e.Record)
-					return err
+					return afterAudit(txApp, e.Record)
 				}
 				if err := decide(txApp, stored, e.Record); err != nil {
 					return err
@@ -91,7 +82,7 @@ func registerRevisions(app core.App) {
 			// of its own (the decision's was rolled back)
 			if rule, ok := enrichment.AsError(err); ok && rule.Rule == enrichment.RuleRevisionExpired {
 				org := enrichment.Org(e.Record.GetString("organization"))
-				if _, expireErr := store.New(e.App).Proposals().ExpireRevisions(org, []string{e.Record.Id}, store.Clock(e.App)()); expireErr != nil {
+				if _, expireErr := store.New(e.App).Proposals().ExpireRevisions(org, []string{e.Record.Id}, clock.Now(e.App)); expireErr != nil {
 					return errors.Join(err, expireErr)
 				}
 			}
@@ -190,33 +181,6 @@ func organizationExists(app core.App, id string) bool {
 	return err == nil
 }
 
-// MarkDecider hands the identity deciding through an HTTP request to the
-// decision hook, for a revision that a route saves with Go code rather than
-// through the records API (whose update request hook does the same); the
-// decision then records that identity, not "system".
-func MarkDecider(rev, auth *core.Record) {
-	rev.Set(deciderKey, decider(auth))
-	markReviewer(rev, auth)
-}
-
-// decider names the identity deciding through an HTTP request.
-func decider(auth *core.Record) string {
-	if auth == nil {
-		return "guest"
-	}
-	who := auth.Email()
-	if who == "" {
-		who = auth.Id
-	}
-	switch {
-	case auth.IsSuperuser():
-		return "superuser:" + who
-	case auth.Collection().Name == "reviewers":
-		return "reviewer:" + who
-	}
-	return auth.Collection().Name + ":" + who
-}
-
 // decide translates the update of rev (stored: the revision as read in
 // the transaction) into a decision, makes it as every decision is made
 // (store.DecideInTransaction: the rules, the product, the counters, the
@@ -233,11 +197,7 @@ func decide(app core.App, stored, rev *core.Record) error {
 	}
 	d := enrichment.Decision{Status: rev.GetString("status"), ApprovedFields: rev.GetStringSlice("approvedFields"),
 		Reason: rev.GetString("reason"), Comment: rev.GetString("comment")}
-	who := store.SetDecider{Name: systemDecider, Service: true}
-	if name, fromRequest := rev.GetRaw(deciderKey).(string); fromRequest {
-		who = store.SetDecider{Name: name}
-		who.Reviewer, _ = rev.GetRaw(deciderReviewerKey).(string)
-	}
+	who := deciderOf(rev)
 	// Go code may save a revision in a final state unchanged (PocketBase
 	// does so when the product is deleted); a request may not even try
 	from := stored.GetString("status")
@@ -255,7 +215,7 @@ func decide(app core.App, stored, rev *core.Record) error {
 		return err
 	}
 	org := enrichment.Org(stored.GetString("organization"))
-	outcome, err := store.New(app).Review().DecideInTransaction(org, store.SetDecision{Revision: stored.Id, Decision: d}, who, store.Clock(app)())
+	outcome, err := store.New(app).Review().DecideInTransaction(org, store.SetDecision{Revision: stored.Id, Decision: d}, who, clock.Now(app))
 	if err != nil {
 		return err
 	}
@@ -332,27 +292,4 @@ func jsonValue(raw types.JSONRaw) any {
 		return string(raw)
 	}
 	return v
-}
-
-// jsonStrings reads a JSON field of rec holding a list of strings; empty
-// or unreadable is none.
-func jsonStrings(rec *core.Record, field string) []string {
-	var out []string
-	if decodeJSON(rec, field, &out) != nil {
-		return nil
-	}
-	return out
-}
-
-// decodeJSON reads a JSON field of rec into v; an empty value leaves v as is.
-func decodeJSON(rec *core.Record, field string, v any) error {
-	switch raw := rec.GetString(field); raw {
-	case "", "null", `""`:
-		return nil
-	default:
-		if err := json.Unmarshal([]byte(raw), v); err != nil {
-			return fmt.Errorf("decode %s of %s %s: %w", field, rec.Collection().Name, rec.Id, err)
-		}
-		return nil
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -23,7 +24,7 @@ func decidedSince(t testing.TB, app core.App, id, status, who string, start time
 	if r.GetString("status") != status || r.GetString("reviewer") != who {
 		t.Errorf("revision %s: status %q reviewer %q, want %q %q", id, r.GetString("status"), r.GetString("reviewer"), status, who)
 	}
-	if at := r.GetDateTime("reviewedAt").Time(); at.Before(start.Add(-time.Second)) || at.After(time.Now()) {
+	if at := r.GetDateTime("reviewedAt").Time(); at.Before(start.Add(-time.Second)) || at.After(clock.Now(app)) {
 		t.Errorf("revision %s: reviewedAt %v, want the decision's time (after %v)", id, at, start)
 	}
 }
@@ -58,7 +59,7 @@ func changedFields(t testing.TB, before map[string]any, p *core.Record) []string
 
 func TestDecisionsBySuperuser(t *testing.T) {
 	f := fixture.Get(t)
-	start := time.Now()
+	start := clock.Wall()
 	var full, partial, rejected map[string]any
 	run(t, []call{
 		{name: "accept everything proposed", url: revFull, as: "super", body: `{"status":"accepted"}`,
@@ -221,7 +222,7 @@ func TestDecisionFromGo(t *testing.T) {
 	app := f.NewApp(t)
 	defer app.Cleanup()
 	seedReview(t, app, f)
-	start := time.Now()
+	start := clock.Wall()
 
 	r := revision(t, app, revNew)
 	r.Set("status", enrichment.StatusAccepted)

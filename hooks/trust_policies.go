@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -48,7 +49,7 @@ func registerTrustPolicies(app core.App) {
 		if err := checkPolicy(e.App, e.Record); err != nil {
 			return err
 		}
-		if _, err := RefreshPolicy(e.App, e.Record, time.Now()); err != nil {
+		if _, err := RefreshPolicy(e.App, e.Record, clock.Now(e.App)); err != nil {
 			return err
 		}
 		return e.Next()

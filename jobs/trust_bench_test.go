@@ -33,6 +33,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/apikey"
 	"github.com/catalog-enrichment/enrichment/catalog"
 	"github.com/catalog-enrichment/enrichment/catalog/gen"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/jobs"
@@ -112,7 +113,7 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 	defer worker.Stop()
 
 	var stored atomic.Int64
-	start := time.Now()
+	start := clock.Wall()
 	var wg sync.WaitGroup
 	for w := range trustBenchWriters {
 		wg.Go(func() {
@@ -170,8 +171,8 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 		float64(accepted)/elapsed.Seconds())
 	// the policy's last decisions, then the latencies from the revisions
 	qualifying := `status = 'pending' AND confidence >= 90`
-	deadline := time.Now().Add(120 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := clock.Wall().Add(120 * time.Second)
+	for clock.Wall().Before(deadline) {
 		var left int
 		if err := app.DB().NewQuery(`SELECT COUNT(*) FROM revisions WHERE ` + qualifying).Row(&left); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase/core"
@@ -63,7 +64,7 @@ func TestAnonymousBodies(t *testing.T) {
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
-	start := time.Now()
+	start := clock.Wall()
 	stalled := []net.Conn{stalledSignIn(t, addr, net.IPv4(127, 0, 0, 2)), stalledSignIn(t, addr, net.IPv4(127, 0, 0, 3))}
 	for range stalled {
 		select {
@@ -76,7 +77,7 @@ func TestAnonymousBodies(t *testing.T) {
 		t.Errorf("a tenant's 1 MiB submission beside two stalled anonymous bodies: %d %.300s", code, res)
 	}
 	for i, conn := range stalled {
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		conn.SetReadDeadline(clock.Wall().Add(5 * time.Second))
 		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil {
 			t.Fatalf("stalled body %d: no answer: %v", i, err)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
-
 	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -28,19 +28,10 @@ const touchInterval = 30 * time.Second
 // authenticated client.
 const clientKey = "enrichmentClient"
 
-// clockKey holds, in app.Store(), the clock the key middleware reads: when
-// a key's grace ends, when it was last used, and its rate limit bucket
-// (the store's clock, which claims read too).
-const clockKey = store.ClockKey
-
-// clockOf is app's clock.
-func clockOf(app core.App) func() time.Time {
-	return store.Clock(app)
-}
-
-// newLimiter is the rate limiter of app's keys, on app's clock.
+// newLimiter is the rate limiter of app's keys, on app's clock (read at
+// each use, so a clock a test sets later counts).
 func newLimiter(app core.App) *ratelimit.Limiter {
-	return ratelimit.New(func() time.Time { return clockOf(app)() })
+	return ratelimit.New(func() time.Time { return clock.Now(app) })
 }
 
 // requireAPIKey authenticates the request's key, remembers its client and
@@ -57,7 +48,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 			if raw == "" {
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}
-			st, keyHash, now := store.New(e.App), apikey.Hash(raw), clockOf(e.App)()
+			st, keyHash, now := store.New(e.App), apikey.Hash(raw), clock.Now(e.App)
 			client, err := st.Accounts().ClientByKeyHash(keyHash, now)
 			if errors.Is(err, enrichment.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)

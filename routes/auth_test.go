@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
@@ -118,7 +119,7 @@ func TestLastUsedAt(t *testing.T) {
 	}
 	// 31 s pass: the stored use is older, and (as the key cache knows the
 	// use it recorded) the cached client is reloaded, here by a rename
-	stale := store.FormatTime(time.Now().Add(-31 * time.Second))
+	stale := store.FormatTime(clock.Now(app).Add(-31 * time.Second))
 	if _, err := app.DB().Update("api_clients", dbx.Params{"lastUsedAt": stale, "name": "renamed"}, dbx.HashExp{"id": store.FormatID(id)}).Execute(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/bodybudget"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -156,7 +157,7 @@ func meterBodies(b *bodybudget.Budget, idle time.Duration) *hook.Handler[*core.R
 				body = &copied.ReadCloser
 			}
 			*body = &idleBody{ReadCloser: *body, conn: http.NewResponseController(e.Response), idle: idle,
-				end: time.Now().Add(bodyReadTimeout)}
+				end: clock.Wall().Add(bodyReadTimeout)}
 			if e.HasSuperuserAuth() || !anonymous(e) {
 				return e.Next()
 			}
@@ -193,7 +194,7 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if b.lifted {
 		return b.ReadCloser.Read(p)
 	}
-	deadline := time.Now().Add(b.idle)
+	deadline := clock.Wall().Add(b.idle)
 	if deadline.After(b.end) {
 		deadline = b.end
 	}

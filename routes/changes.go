@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
@@ -46,7 +47,7 @@ func changesList(e *core.RequestEvent) error {
 		switch {
 		case !ok:
 			errs["after"] = validation.NewError("validation_invalid_cursor", "must be a cursor this feed returned as next")
-		case time.Since(c.issued) > store.ChangesRetention || c.seq < horizon:
+		case clock.Now(e.App).Sub(c.issued) > store.ChangesRetention || c.seq < horizon:
 			return e.Error(http.StatusGone, "This cursor is older than the 30 days the change feed is kept: "+
 				"export the catalog again (GET /api/enrichment/products) and follow the feed from its start.", nil)
 		default:
@@ -64,7 +65,7 @@ func changesList(e *core.RequestEvent) error {
 	// not change keeps its tag (304) for a day, after which the client gets
 	// a fresh cursor for its 30 days
 	return jsonTagged(e, enrichment.ChangePage{Items: page.Items, HasMore: page.HasMore,
-		Next: cursor{org: org, seq: page.Last, issued: time.Now().UTC().Truncate(24 * time.Hour)}.String()})
+		Next: cursor{org: org, seq: page.Last, issued: clock.Now(e.App).UTC().Truncate(24 * time.Hour)}.String()})
 }
 
 // cursor is a position in one organization's feed: the sequence number of

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -149,8 +150,8 @@ func TestChangeFeed(t *testing.T) {
 	}
 
 	// refusals
-	stale := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.A.Org, time.Now().Add(-31*24*time.Hour).UnixMilli())))
-	ofB := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.B.Org, time.Now().UnixMilli())))
+	stale := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.A.Org, clock.Now(app).Add(-31*24*time.Hour).UnixMilli())))
+	ofB := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.B.Org, clock.Now(app).UnixMilli())))
 	for _, c := range []struct {
 		name, query, key string
 		status           int
@@ -181,10 +182,10 @@ func TestChangeFeed(t *testing.T) {
 		dbx.NewExp("seq <= 5")).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := store.New(app).Catalog().PurgeChanges(time.Now().Add(-store.ChangesRetention)); err != nil || n < 5 {
+	if n, err := store.New(app).Catalog().PurgeChanges(clock.Now(app).Add(-store.ChangesRetention)); err != nil || n < 5 {
 		t.Fatalf("purged %d, %v", n, err)
 	}
-	early := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:2:%d", f.A.Org, time.Now().UnixMilli())))
+	early := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:2:%d", f.A.Org, clock.Now(app).UnixMilli())))
 	if res := request(h, http.MethodGet, changesURL+"?after="+early, key, ""); res.Code != 410 {
 		t.Errorf("a cursor before the purge: %d %s", res.Code, res.Body)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -51,7 +52,7 @@ func reviewClaim(e *core.RequestEvent) error {
 		return err
 	}
 	org := enrichment.Org(e.Auth.GetString("organization"))
-	c, err := store.New(e.App).Review().Claim(org, id, e.Auth.Id, clockOf(e.App)())
+	c, err := store.New(e.App).Review().Claim(org, id, e.Auth.Id, clock.Now(e.App))
 	if err != nil {
 		return notFoundOr(e, "claim a revision", err)
 	}
@@ -80,7 +81,7 @@ func reviewRelease(e *core.RequestEvent) error {
 	if !e.HasSuperuserAuth() {
 		reviewer = e.Auth.Id
 	}
-	if err := st.Review().ReleaseClaim(org, id, reviewer, e.HasSuperuserAuth(), clockOf(e.App)()); err != nil {
+	if err := st.Review().ReleaseClaim(org, id, reviewer, e.HasSuperuserAuth(), clock.Now(e.App)); err != nil {
 		return notFoundOr(e, "release a claim", err)
 	}
 	return e.NoContent(http.StatusNoContent)

@@ -49,7 +49,7 @@ func reviewDecided(e *core.RequestEvent) error {
 	switch reviewer := values.Get("reviewer"); reviewer {
 	case "":
 	case "me":
-		q.Reviewer = hooks.DeciderOf(e.Auth)
+		q.Reviewer = hooks.Decider(e.Auth)
 	default:
 		if q.Reviewer, err = store.New(e.App).Review().ReviewerDecider(orgs, reviewer); err != nil {
 			return notFoundOr(e, "find a reviewer", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -30,7 +31,7 @@ func TestDecidedHistory(t *testing.T) {
 	revs := pendingRevisions(t, app, f.A, "SKU-1", "SKU-M", "SKU-NEW")
 	submit := submitted(t, h, f.A.Keys["submit"], submitURL, `{"sku":"SKU-M-RED","name":"Red"}`)[0]
 	bRev := pendingRevisions(t, app, f.B, "SKU-1")[0]
-	start := time.Now().Truncate(time.Millisecond)
+	start := clock.Wall().Truncate(time.Millisecond)
 
 	decide := func(token, id, status string) {
 		t.Helper()
@@ -55,7 +56,7 @@ func TestDecidedHistory(t *testing.T) {
 	}
 	auto := pendingRevisions(t, app, f.A, "SKU-M-BLUE")[0]
 	out, err := store.New(app).Review().DecideSet(f.A.Org, []store.SetDecision{{Revision: auto,
-		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}}}, store.SetDecider{Policy: policy.Id}, time.Now())
+		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}}}, store.SetDecider{Policy: policy.Id}, clock.Now(app))
 	if err != nil || !out[0].Decided() {
 		t.Fatal(err, out)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -26,7 +27,7 @@ import (
 // and refuse the same ones with the same answers.
 func TestRecordsAPIMatchesTheGroupRoute(t *testing.T) {
 	f := fixture.Get(t)
-	claimedAt := time.Now().Truncate(time.Second) // the same claim in both copies
+	claimedAt := clock.Wall().Truncate(time.Second) // the same claim in both copies
 	byRecords, byGroup := newDecisionWorld(t, f, claimedAt), newDecisionWorld(t, f, claimedAt)
 	if !slices.Equal(byRecords.revisions, byGroup.revisions) {
 		t.Fatalf("the two copies stored different revision ids: %v and %v", byRecords.revisions, byGroup.revisions)

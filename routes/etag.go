@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -20,7 +20,7 @@ import (
 
 // tagEpoch starts every tag, so that a new process (a new release, whose
 // answers may be shaped differently) never confirms a tag of an old one.
-var tagEpoch = strconv.FormatInt(time.Now().UnixNano(), 36)
+var tagEpoch = strconv.FormatInt(clock.Wall().UnixNano(), 36)
 
 // generationTag is the tag of an answer built only from what the request's
 // organization's generation covers (its products, templates, options,

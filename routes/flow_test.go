@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 )
 
@@ -28,7 +29,7 @@ func TestProposalFlow(t *testing.T) {
 		t.Fatalf("submit: %d %s", sub.Code, sub.Body)
 	}
 	revs := decode[[]result](t, sub.Body.Bytes())
-	before := time.Now().Add(-time.Millisecond)
+	before := clock.Wall().Add(-time.Millisecond)
 
 	token := fixture.ReviewerToken(t, app, string(f.A.Org))
 	decide := func(rev *int64, body string, status int) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase/tests"
@@ -127,8 +128,8 @@ func sameJSON(t testing.TB, what string, got any, want string) {
 	}
 }
 
-// testClock is a clock the test moves by hand; routes.SetClock gives it to
-// an app's key middleware (grace periods, lastUsedAt, rate limits).
+// testClock is a clock the test moves by hand; clock.Set gives it to an
+// app (grace periods, lastUsedAt, rate limits, claims, decisions).
 type testClock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -137,8 +138,8 @@ type testClock struct {
 // stopClock gives app a clock that starts at the real time and then moves
 // only when the test moves it.
 func stopClock(app *tests.TestApp) *testClock {
-	c := &testClock{t: time.Now()}
-	routes.SetClock(app, c.now)
+	c := &testClock{t: clock.Wall()}
+	clock.Set(app, c.now)
 	return c
 }
 

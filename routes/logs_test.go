@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/pocketbase/pocketbase/core"
@@ -101,7 +102,7 @@ func TestKeysNotInRequestLogs(t *testing.T) {
 	flush := context.WithValue(context.Background(), logger.BlockKey, true)
 	var logs []*core.Log
 	var missing []string
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := clock.Wall().Add(10 * time.Second); ; {
 		if err := batch.WriteAll(flush); err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestKeysNotInRequestLogs(t *testing.T) {
 				missing = append(missing, p.name)
 			}
 		}
-		if len(missing) == 0 || time.Now().After(deadline) {
+		if len(missing) == 0 || clock.Wall().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -31,7 +32,7 @@ func BenchmarkAcceptanceRate(b *testing.B) {
 	f := fixture.Get(b)
 	app := f.NewApp(b)
 	b.Cleanup(app.Cleanup)
-	start := time.Now()
+	start := clock.Wall()
 	loadRevisions(b, app, f.A.Org, f.A.Clients["both"], benchRevisions)
 	loadRevisions(b, app, f.A.Org, f.A.Clients["submit"], benchRevisions/5)
 	b.Logf("loaded %d revisions in %v", benchRevisions*6/5, time.Since(start).Round(time.Millisecond))
@@ -55,7 +56,7 @@ func BenchmarkAcceptanceRate(b *testing.B) {
 			b.Run(stats+"/"+q.name, func(b *testing.B) {
 				var took []time.Duration
 				for b.Loop() {
-					t0 := time.Now()
+					t0 := clock.Wall()
 					res := request(h, "GET", metricsURL+q.query, key, "")
 					took = append(took, time.Since(t0))
 					if res.Code != 200 || !strings.Contains(res.Body.String(), `"totalSubmitted":`) {

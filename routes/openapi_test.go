@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -542,7 +542,7 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := store.New(app).Review().DecideSet(f.A.Org, []store.SetDecision{{Revision: fmt.Sprint(*res[0].RevisionID),
-		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy.Id}, time.Now())
+		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy.Id}, clock.Now(app))
 	if err != nil || !out[0].Decided() {
 		t.Fatal(err, out)
 	}

@@ -2,8 +2,8 @@ package routes
 
 import (
 	"net/http"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
@@ -25,7 +25,7 @@ func reviewOverview(e *core.RequestEvent) error {
 		return err
 	}
 	st := store.New(e.App)
-	now := time.Now()
+	now := clock.Now(e.App)
 	all := enrichment.NewTrends(now)
 	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
 	for _, org := range orgs {

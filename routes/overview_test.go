@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -84,7 +85,7 @@ func TestReviewOverviewTrends(t *testing.T) {
 	t.Cleanup(app.Cleanup)
 	h := handler(t, app)
 	st := store.New(app)
-	now := time.Now().UTC()
+	now := clock.Now(app).UTC()
 	// confidence, status, days ago (of reviewedAt)
 	decisions := []struct {
 		confidence int

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -28,7 +29,7 @@ const maxOlderThan = 36500
 // reviewers together: claimed and the triage filters (docs/api.md); each
 // bad value is added to errs under its name.
 func readQueueTogether(e *core.RequestEvent, values url.Values, q *store.QueueQuery, errs validation.Errors) {
-	q.Now = clockOf(e.App)()
+	q.Now = clock.Now(e.App)
 	if e.Auth.Collection().Name == schema.Reviewers {
 		q.Viewer = e.Auth.Id
 	}
@@ -39,18 +40,31 @@ func readQueueTogether(e *core.RequestEvent, values url.Values, q *store.QueueQu
 	default:
 		errs["claimed"] = validation.NewError("validation_in_invalid", "must be exclude or include")
 	}
-	if field := values.Get("field"); field != "" {
-		name, attr, isAttr := strings.Cut(field, ".")
-		switch {
-		case !slices.Contains(enrichment.EnrichableFields, name) || (isAttr && name != "attributes"):
-			errs["field"] = validation.NewError("validation_in_invalid",
-				"must be one of "+strings.Join(enrichment.EnrichableFields, ", ")+", or attributes.NAME")
-		case isAttr && (strings.TrimSpace(attr) == "" || utf8.RuneCountInString(attr) > enrichment.MaxNameLength):
-			errs["field"] = validation.NewError("validation_invalid_attribute",
-				fmt.Sprintf("must name an attribute of 1 to %d characters after attributes.", enrichment.MaxNameLength))
-		}
-		q.Field = field
+	readTriageField(values.Get("field"), q, errs)
+	readTriageText(values, q, errs)
+	readTriageFlags(values, q, errs)
+}
+
+// readTriageField reads the field filter: an enrichable field or
+// attributes.NAME.
+func readTriageField(field string, q *store.QueueQuery, errs validation.Errors) {
+	if field == "" {
+		return
 	}
+	name, attr, isAttr := strings.Cut(field, ".")
+	switch {
+	case !slices.Contains(enrichment.EnrichableFields, name) || (isAttr && name != "attributes"):
+		errs["field"] = validation.NewError("validation_in_invalid",
+			"must be one of "+strings.Join(enrichment.EnrichableFields, ", ")+", or attributes.NAME")
+	case isAttr && (strings.TrimSpace(attr) == "" || utf8.RuneCountInString(attr) > enrichment.MaxNameLength):
+		errs["field"] = validation.NewError("validation_invalid_attribute",
+			fmt.Sprintf("must name an attribute of 1 to %d characters after attributes.", enrichment.MaxNameLength))
+	}
+	q.Field = field
+}
+
+// readTriageText reads the brand, category and text filters.
+func readTriageText(values url.Values, q *store.QueueQuery, errs validation.Errors) {
 	if raw := values.Get("brand"); raw != "" {
 		var err error
 		if q.Brand, err = enrichment.ParseID(raw); err != nil {
@@ -63,6 +77,10 @@ func readQueueTogether(e *core.RequestEvent, values url.Values, q *store.QueueQu
 			errs[name] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", enrichment.MaxNameLength))
 		}
 	}
+}
+
+// readTriageFlags reads the competing and issues flags and the pending age.
+func readTriageFlags(values url.Values, q *store.QueueQuery, errs validation.Errors) {
 	for name, flag := range map[string]**bool{"competing": &q.Competing, "issues": &q.Issues} {
 		if !values.Has(name) {
 			continue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
@@ -83,7 +84,7 @@ func TestRotatedKey(t *testing.T) {
 		t.Fatalf("during the grace period: old %d, new %d", get(old), get(fresh.Raw))
 	}
 	// the grace period ends
-	past := store.FormatTime(time.Now().Add(-time.Second))
+	past := store.FormatTime(clock.Now(app).Add(-time.Second))
 	if _, err := app.DB().Update("api_clients", dbx.Params{"previousKeyExpiresAt": past},
 		dbx.HashExp{"id": store.FormatID(f.A.Clients["read"])}).Execute(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 )
@@ -138,7 +139,7 @@ func TestRealtimeFollowsServiceWrites(t *testing.T) {
 		expectEvents(t, who, events, "create "+id(newer[0])+" pending", "update "+id(first[0])+" superseded")
 	}
 
-	if n, err := store.New(app).Proposals().ExpireRevisions(f.A.Org, []string{id(first[1])}, time.Now()); err != nil || n != 1 {
+	if n, err := store.New(app).Proposals().ExpireRevisions(f.A.Org, []string{id(first[1])}, clock.Now(app)); err != nil || n != 1 {
 		t.Fatalf("expired %d: %v", n, err)
 	}
 	for who, events := range map[string]<-chan realtimeEvent{"A's reviewer": reviewerA, "the superuser": superuser} {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 )
@@ -51,7 +52,7 @@ func TestRealtimeFollowsDecisions(t *testing.T) {
 
 	run := anotherProcess(t, app)
 	run("UPDATE organizations SET proposalTtlDays = 1 WHERE id = ?", string(f.A.Org))
-	run("UPDATE revisions SET created = ? WHERE id = ?", store.FormatTime(time.Now().Add(-48*time.Hour)), id(revs[2]))
+	run("UPDATE revisions SET created = ? WHERE id = ?", store.FormatTime(clock.Now(app).Add(-48*time.Hour)), id(revs[2]))
 	if res := requestAuth(h, http.MethodPatch, record+id(revs[2]), bob, `{"status":"accepted"}`); res.Code != 400 {
 		t.Fatalf("an overdue decision: %d %s", res.Code, res.Body)
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
-	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
@@ -259,11 +259,9 @@ func decideRun(e *core.RequestEvent, org enrichment.Org, run []groupDecision, st
 	for i, d := range run {
 		ds[i] = d.decision()
 	}
-	who := store.SetDecider{Name: hooks.Decider(e.Auth), StopOnFailure: stopOnFailure}
-	if e.Auth != nil && e.Auth.Collection().Name == schema.Reviewers {
-		who.Reviewer = e.Auth.Id
-	}
-	outcomes, err := store.New(e.App).Review().DecideSet(org, ds, who, store.Clock(e.App)())
+	who := hooks.Deciding(e.Auth)
+	who.StopOnFailure = stopOnFailure
+	outcomes, err := store.New(e.App).Review().DecideSet(org, ds, who, clock.Now(e.App))
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -141,7 +141,7 @@ func reviewRollback(e *core.RequestEvent) error {
 	case err != nil:
 		return internalError(e, "find what a rollback names", err)
 	}
-	res, err := st.Review().Rollback(org, sel, hooks.Decider(e.Auth), time.Now())
+	res, err := st.Review().Rollback(org, sel, hooks.Decider(e.Auth), clock.Now(e.App))
 	if err != nil {
 		return internalError(e, "roll back revisions", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -31,7 +32,7 @@ func TestRollbackSelection(t *testing.T) {
 	second := k.accept(f.A, "both", enrichment.Proposal{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: ptr("Newest of all")}})
 	other := k.accept(f.A, "submit", enrichment.Proposal{SKU: "BULK-0004", Fields: enrichment.Fields{Name: ptr("Other client")}})
 	// one decision two days ago (going around the store, so a recount)
-	twoDaysAgo := time.Now().Add(-48 * time.Hour)
+	twoDaysAgo := clock.Now(app).Add(-48 * time.Hour)
 	if _, err := app.DB().Update(schema.Revisions, dbx.Params{"reviewedAt": store.FormatTime(twoDaysAgo)},
 		dbx.HashExp{"id": old}).Execute(); err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestRollbackSelection(t *testing.T) {
 	reviewer := fixture.ReviewerToken(t, app, string(f.A.Org))
 	client := f.A.Clients["both"]
 	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-	dayAgo := time.Now().Add(-24 * time.Hour)
+	dayAgo := clock.Now(app).Add(-24 * time.Hour)
 	steps := []struct {
 		name, body, want string
 		reverted         []string

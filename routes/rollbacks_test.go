@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -177,7 +178,7 @@ func TestRollbackWindow(t *testing.T) {
 	if _, err := k.st.Outbox().CreateWebhook(org, client, "https://hooks.example/a", []string{enrichment.EventRevisionReverted}, "sealed"); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now().Add(-time.Second)
+	start := clock.Wall().Add(-time.Second)
 	full := k.accept(f.A, "both", enrichment.Proposal{SKU: "SKU-1", Fields: enrichment.Fields{Name: ptr("Runner Pro"),
 		Description: ptr("A lighter running shoe."), Files: &[]string{"https://docs.example/runner-2.pdf"},
 		Attributes: &[]enrichment.StoredAttribute{{Attribute: "Fit", Detail: "Narrow"}, {Attribute: "Sole", Detail: "Rubber"}}}})

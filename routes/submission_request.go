@@ -62,52 +62,8 @@ func readSubmission(e *core.RequestEvent, hashed bool) (submissionRequest, error
 		if err != nil {
 			return req, bodyError(e, err)
 		}
-		switch tok.String() {
-		case "externalSubmissionId":
-			switch dec.PeekKind() {
-			case 'n', '"':
-				tok, err := dec.ReadToken()
-				if err != nil {
-					return req, bodyError(e, err)
-				}
-				if tok.Kind() == '"' {
-					id := tok.String()
-					req.ExternalSubmissionID = &id
-				}
-				h.identify(req.ExternalSubmissionID)
-			default:
-				return req, wrongType(e, "externalSubmissionId")
-			}
-		case "model":
-			raw, err := dec.ReadValue()
-			if err != nil {
-				return req, bodyError(e, err)
-			}
-			h.setModel(raw)
-			var ok bool
-			if req.model, ok = readModel(jsontext.NewDecoder(bytes.NewReader(raw))); !ok {
-				req.badModel = true
-			}
-		case "items":
-			switch dec.PeekKind() {
-			case 'n':
-				if _, err := dec.ReadToken(); err != nil {
-					return req, bodyError(e, err)
-				}
-			case '[':
-				if err := req.readItems(dec, h); err != nil {
-					return req, bodyError(e, err)
-				}
-				if req.items > maxItems {
-					return req, nil // refused by validate; the rest is not worth reading
-				}
-			default:
-				return req, wrongType(e, "items")
-			}
-		default:
-			if err := dec.SkipValue(); err != nil {
-				return req, bodyError(e, err)
-			}
+		if stop, err := req.readMember(e, dec, h, tok.String()); err != nil || stop {
+			return req, err
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil { // the closing brace
@@ -118,6 +74,67 @@ func readSubmission(e *core.RequestEvent, hashed bool) (submissionRequest, error
 	}
 	req.hash = h.finish()
 	return req, nil
+}
+
+// readMember reads the value of the body's member name. stop says that the
+// rest of the body is not worth reading (too many items: validate refuses
+// the request).
+func (r *submissionRequest) readMember(e *core.RequestEvent, dec *jsontext.Decoder, h *requestHash, name string) (stop bool, err error) {
+	switch name {
+	case "externalSubmissionId":
+		return false, r.readExternalID(e, dec, h)
+	case "model":
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return false, bodyError(e, err)
+		}
+		h.setModel(raw)
+		var ok bool
+		if r.model, ok = readModel(jsontext.NewDecoder(bytes.NewReader(raw))); !ok {
+			r.badModel = true
+		}
+		return false, nil
+	case "items":
+		switch dec.PeekKind() {
+		case 'n':
+			if _, err := dec.ReadToken(); err != nil {
+				return false, bodyError(e, err)
+			}
+			return false, nil
+		case '[':
+			if err := r.readItems(dec, h); err != nil {
+				return false, bodyError(e, err)
+			}
+			return r.items > maxItems, nil
+		default:
+			return false, wrongType(e, "items")
+		}
+	default:
+		if err := dec.SkipValue(); err != nil {
+			return false, bodyError(e, err)
+		}
+		return false, nil
+	}
+}
+
+// readExternalID reads externalSubmissionId, a string or null, and names it
+// to h.
+func (r *submissionRequest) readExternalID(e *core.RequestEvent, dec *jsontext.Decoder, h *requestHash) error {
+	switch dec.PeekKind() {
+	case 'n', '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return bodyError(e, err)
+		}
+		if tok.Kind() == '"' {
+			id := tok.String()
+			r.ExternalSubmissionID = &id
+		}
+		h.identify(r.ExternalSubmissionID)
+		return nil
+	default:
+		return wrongType(e, "externalSubmissionId")
+	}
 }
 
 // readItems reads the items array, turning each item into a proposal as it

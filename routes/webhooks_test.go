@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -201,11 +202,11 @@ func TestWebhookEventsQueued(t *testing.T) {
 	}
 	decide(ids[1], `{"status":"accepted"}`)
 	decide(ids[2], `{"status":"rejected","reason":"inaccurate","comment":"No."}`)
-	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(time.Now().Add(-100 * 24 * time.Hour))},
+	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(clock.Now(app).Add(-100 * 24 * time.Hour))},
 		dbx.HashExp{"id": fmt.Sprint(newer)}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := store.New(app).Proposals().ExpireOverdue(time.Now()); err != nil || n != 1 {
+	if n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app)); err != nil || n != 1 {
 		t.Fatalf("expired %d, %v", n, err)
 	}
 

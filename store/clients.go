@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -259,14 +260,14 @@ func (s *Accounts) rotateKey(id int64, keyHash, keyPrefix string, grace time.Dur
 	if !rec.GetBool("active") {
 		return enrichment.Client{}, fmt.Errorf("api client %d is revoked; create a new key instead", id)
 	}
-	if err := s.retirePreviousKey(rec, time.Now()); err != nil {
+	if err := s.retirePreviousKey(rec, clock.Now(s.app)); err != nil {
 		return enrichment.Client{}, err
 	}
 	rec.Set("previousKeyHash", "")
 	rec.Set("previousKeyExpiresAt", "")
 	if grace > 0 {
 		rec.Set("previousKeyHash", rec.GetString("keyHash"))
-		rec.Set("previousKeyExpiresAt", FormatTime(time.Now().Add(grace)))
+		rec.Set("previousKeyExpiresAt", FormatTime(clock.Now(s.app).Add(grace)))
 	}
 	rec.Set("keyHash", keyHash)
 	rec.Set("keyPrefix", keyPrefix)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 )
@@ -40,7 +41,7 @@ func BenchmarkDecision(b *testing.B) {
 			n++
 			b.StartTimer()
 		}
-		t0 := time.Now()
+		t0 := clock.Wall()
 		rec, err := env.app.FindRecordById("revisions", store.FormatID(pending[0]))
 		if err != nil {
 			b.Fatal(err)
@@ -87,7 +88,7 @@ func BenchmarkDecideSet(b *testing.B) {
 		}
 		n++
 		b.StartTimer()
-		out, err := env.st.Review().DecideSet(env.org, ds, store.SetDecider{Name: "reviewer:bench@example.com"}, time.Now())
+		out, err := env.st.Review().DecideSet(env.org, ds, store.SetDecider{Name: "reviewer:bench@example.com"}, clock.Now(env.app))
 		if err != nil {
 			b.Fatal(err)
 		}

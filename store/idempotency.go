@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
@@ -53,7 +54,7 @@ func (s *Proposals) saveIdempotent(client int64, key IdempotencyKey, results []e
 	}
 	_, err = s.db().Insert(schema.IdempotencyTable, dbx.Params{
 		"client": FormatID(client), "key": key.Key, "requestHash": key.RequestHash,
-		"response": body, "created": FormatTime(time.Now()),
+		"response": body, "created": FormatTime(clock.Now(s.app)),
 	}).Execute()
 	if err != nil {
 		return fmt.Errorf("save idempotency key of client %d: %w", client, err)

@@ -276,6 +276,13 @@ type metricDeltas map[bucket]counts
 // leaving (n < 0) status at the moment at, in every span: in the client's
 // counters and, for a model, in the model's.
 func (d metricDeltas) add(client string, model modelKey, at time.Time, status, band, reason string, n int) {
+	d.each(client, model, at, func(c counts) { c.count(status, band, reason, n) })
+}
+
+// each calls fn with the counters of every bucket a change of client's
+// revisions, made by model, at the moment at counts in: each span's, the
+// client's and, for a model, the model's.
+func (d metricDeltas) each(client string, model modelKey, at time.Time, fn func(counts)) {
 	for _, span := range []string{spanAll, spanMonth, spanDay, spanHour} {
 		b := bucket{client: client, span: span}
 		if span != spanAll {
@@ -286,7 +293,7 @@ func (d metricDeltas) add(client string, model modelKey, at time.Time, status, b
 			if d[b] == nil {
 				d[b] = newCounts()
 			}
-			d[b].count(status, band, reason, n)
+			fn(d[b])
 			if model == (modelKey{}) {
 				break
 			}
@@ -354,22 +361,7 @@ func (s *Metrics) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 // mask at the moment at, in every span: in the client's counters and, for
 // a model, in the model's.
 func (d metricDeltas) addFields(client string, model modelKey, at time.Time, mask enrichment.FieldMask, n int) {
-	for _, span := range []string{spanAll, spanMonth, spanDay, spanHour} {
-		b := bucket{client: client, span: span}
-		if span != spanAll {
-			b.start = FormatTime(bucketStart(span, at))
-		}
-		for _, key := range []modelKey{{}, model} {
-			b.model = key
-			if d[b] == nil {
-				d[b] = newCounts()
-			}
-			d[b].countFields(mask, n)
-			if model == (modelKey{}) {
-				break
-			}
-		}
-	}
+	d.each(client, model, at, func(c counts) { c.countFields(mask, n) })
 }
 
 // metricSpans are the counter spans with the SQL of their bucket's start,

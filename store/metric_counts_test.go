@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -112,7 +113,7 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edge, err := st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: time.Now().Add(-time.Minute), Until: time.Now().Add(time.Minute)}, store.ModelFilter{})
+	edge, err := st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: clock.Now(app).Add(-time.Minute), Until: clock.Now(app).Add(time.Minute)}, store.ModelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +126,12 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	if !slices.Equal(all.ByField, want) {
 		t.Errorf("by field %+v, want %+v", all.ByField, want)
 	}
-	if _, err := st.Review().Rollback(f.A.Org, store.RollbackSelection{Revision: ids[0]}, "test", time.Now()); err != nil {
+	if _, err := st.Review().Rollback(f.A.Org, store.RollbackSelection{Revision: ids[0]}, "test", clock.Now(app)); err != nil {
 		t.Fatal(err)
 	}
 	check("a rollback of one revision")
-	res, err := st.Review().Rollback(f.A.Org, store.RollbackSelection{Client: f.A.Clients["both"], Window: store.Window{Since: time.Now().Add(-time.Hour)},
-		Model: store.ModelFilter{Name: "writer", Version: "2"}}, "test", time.Now())
+	res, err := st.Review().Rollback(f.A.Org, store.RollbackSelection{Client: f.A.Clients["both"], Window: store.Window{Since: clock.Now(app).Add(-time.Hour)},
+		Model: store.ModelFilter{Name: "writer", Version: "2"}}, "test", clock.Now(app))
 	if err != nil || res.Revisions != 1 {
 		t.Fatalf("rolled back %+v, %v; want the partial acceptance of writer 2", res, err)
 	}
@@ -139,7 +140,7 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edge, err = st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: time.Now().Add(-time.Minute), Until: time.Now().Add(time.Minute)}, store.ModelFilter{})
+	edge, err = st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: clock.Now(app).Add(-time.Minute), Until: clock.Now(app).Add(time.Minute)}, store.ModelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,14 +150,14 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	}
 	submit(f.A, enrichment.Proposal{SKU: "SKU-M-RED", Confidence: conf(20), Fields: enrichment.Fields{Name: str("R2")}, Model: v1})
 	check("a supersession")
-	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(time.Now().AddDate(0, -5, 0))},
+	if _, err := app.DB().Update("revisions", dbx.Params{"created": store.FormatTime(clock.Now(app).AddDate(0, -5, 0))},
 		dbx.HashExp{"id": store.FormatID(ids[4])}).Execute(); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Metrics().RecountMetrics(f.A.Org); err != nil { // the aging above went around the store
 		t.Fatal(err)
 	}
-	if n, err := st.Proposals().ExpireOverdue(time.Now()); err != nil || n != 1 {
+	if n, err := st.Proposals().ExpireOverdue(clock.Now(app)); err != nil || n != 1 {
 		t.Fatalf("expired %d, %v", n, err)
 	}
 	check("an expiry")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/pocketbase/dbx"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
@@ -36,7 +37,7 @@ func TestProductQueriesUseIndexes(t *testing.T) {
 		skus = append(skus, sku)
 	}
 	_, err1 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100})
-	_, err2 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100, Since: time.Now().Add(-time.Hour)})
+	_, err2 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100, Since: clock.Now(app).Add(-time.Hour)})
 	_, err3 := s.Catalog().ProductsBySKU(org, skus)
 	for _, db := range dbs {
 		db.QueryLogFunc = nil

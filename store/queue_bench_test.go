@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 )
@@ -66,4 +66,4 @@ func BenchmarkQueue(b *testing.B) {
 }
 
 // benchQueueNow sets the time a queue query is read at.
-func benchQueueNow(q *store.QueueQuery) { q.Now = time.Now() }
+func benchQueueNow(q *store.QueueQuery) { q.Now = clock.Wall() }

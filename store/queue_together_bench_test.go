@@ -2,8 +2,8 @@ package store_test
 
 import (
 	"testing"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
@@ -21,7 +21,7 @@ func BenchmarkQueueTogether(b *testing.B) {
 	}
 	for i, r := range ids {
 		reviewer := reviewerFor(b, env, i)
-		if _, err := env.st.Review().Claim(env.org, mustInt(b, r.Id), reviewer, time.Now()); err != nil {
+		if _, err := env.st.Review().Claim(env.org, mustInt(b, r.Id), reviewer, clock.Now(env.app)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,7 +41,7 @@ func BenchmarkQueueTogether(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				q := base
-				q.Now = time.Now()
+				q.Now = clock.Now(env.app)
 				c.edit(&q)
 				if _, err := env.st.Review().ReviewQueue([]enrichment.Org{env.org}, q); err != nil {
 					b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -30,7 +31,7 @@ func BenchmarkRollback10k(b *testing.B) {
 	rng := rand.New(rand.NewPCG(27, 1))
 	for b.Loop() {
 		b.StopTimer()
-		since := time.Now().Add(-time.Second)
+		since := clock.Wall().Add(-time.Second)
 		skus := env.distinctSKUs(rng, rollbackBenchRevisions)
 		var ids []int64
 		for i := 0; i < len(skus); i += 1000 {
@@ -63,15 +64,15 @@ func BenchmarkRollback10k(b *testing.B) {
 		sel := store.RollbackSelection{Client: env.client, Window: store.Window{Since: since}, DryRun: true}
 		b.StartTimer()
 
-		t0 := time.Now()
-		dry, err := env.st.Review().Rollback(env.org, sel, "bench", time.Now())
+		t0 := clock.Wall()
+		dry, err := env.st.Review().Rollback(env.org, sel, "bench", clock.Now(env.app))
 		dryTook := time.Since(t0)
 		if err != nil || dry.Revisions != len(ids) {
 			b.Fatalf("dry run: %+v, %v; want %d revisions", dry, err, len(ids))
 		}
 		sel.DryRun = false
-		t0 = time.Now()
-		res, err := env.st.Review().Rollback(env.org, sel, "bench", time.Now())
+		t0 = clock.Wall()
+		res, err := env.st.Review().Rollback(env.org, sel, "bench", clock.Now(env.app))
 		took := time.Since(t0)
 		if err != nil || res.Revisions != len(ids) || res.Conflicts != 0 || res.Products != len(ids) {
 			b.Fatalf("rollback: %+v, %v; want %d revisions and products, no conflict", res, err, len(ids))

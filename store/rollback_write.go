@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -161,7 +162,7 @@ func (s *Review) writeProductValues(org enrichment.Org, products map[string]*enr
 	ids := slices.Sorted(maps.Keys(products)) // note: a fixed order, so the change feed lists them in one
 	// note: the time of the write, not the caller's: a product written
 	// again by a later chunk must move again for the change feed's trigger
-	stamp := FormatTime(time.Now())
+	stamp := FormatTime(clock.Now(s.app))
 	for _, id := range ids {
 		v := products[id]
 		params := dbx.Params{"id": id, "org": string(org), "now": stamp,

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -68,32 +68,7 @@ func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichm
 		return nil, err
 	}
 
-	results := make([]enrichment.SubmissionResult, len(proposals))
-	var created []int // indexes of CREATED results
-	for i := range proposals {
-		found := matches[proposals[i].SKU]
-		if len(found) == 1 {
-			dropUnmergeable(&proposals[i], found[0])
-		}
-		p := proposals[i]
-		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored, Issues: p.Issues}
-		if r.IgnoredFields == nil {
-			r.IgnoredFields = []string{}
-		}
-		if r.Issues == nil {
-			r.Issues = []enrichment.Issue{}
-		}
-		if len(found) == 1 {
-			id := sqlparts.StoredID(found[0].ID)
-			r.ProductID = &id
-			r.Status = enrichment.ResultRejectedFields
-			if len(p.Fields.Names()) > 0 {
-				r.Status = enrichment.ResultCreated
-				created = append(created, i)
-			}
-		}
-		results[i] = r
-	}
+	results, created := submissionResults(proposals, matches)
 	if opts.DryRun {
 		return results, nil
 	}
@@ -142,6 +117,38 @@ func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichm
 	}
 	s.announceRevisions(stored, changed)
 	return results, nil
+}
+
+// submissionResults answers each proposal from its SKU's matches, dropping
+// first what a single matched product could not store; created lists the
+// indexes of the CREATED results.
+func submissionResults(proposals []enrichment.Proposal, matches map[string][]submissionProduct) (results []enrichment.SubmissionResult, created []int) {
+	results = make([]enrichment.SubmissionResult, len(proposals))
+	for i := range proposals {
+		found := matches[proposals[i].SKU]
+		if len(found) == 1 {
+			dropUnmergeable(&proposals[i], found[0])
+		}
+		p := proposals[i]
+		r := enrichment.SubmissionResult{SKU: p.SKU, Status: enrichment.ResultUnmatched, IgnoredFields: p.Ignored, Issues: p.Issues}
+		if r.IgnoredFields == nil {
+			r.IgnoredFields = []string{}
+		}
+		if r.Issues == nil {
+			r.Issues = []enrichment.Issue{}
+		}
+		if len(found) == 1 {
+			id := sqlparts.StoredID(found[0].ID)
+			r.ProductID = &id
+			r.Status = enrichment.ResultRejectedFields
+			if len(p.Fields.Names()) > 0 {
+				r.Status = enrichment.ResultCreated
+				created = append(created, i)
+			}
+		}
+		results[i] = r
+	}
+	return results, created
 }
 
 // newRevision is a new revision's values, all but its id.
@@ -241,7 +248,7 @@ func (s *Proposals) insertRevisions(org enrichment.Org, client int64, rows []new
 	}
 	enrichment.Supersede(older, created)
 
-	now := time.Now()
+	now := clock.Now(s.app)
 	stamp := FormatTime(now)
 	q := s.db().NewQuery(revisionInsert).Prepare()
 	defer q.Close()

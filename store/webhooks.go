@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -55,7 +56,7 @@ func (s *Outbox) CreateWebhook(org enrichment.Org, client int64, url string, eve
 		if err != nil {
 			return err
 		}
-		now := FormatTime(time.Now())
+		now := FormatTime(clock.Now(s.app))
 		eventsJSON, err := json.Marshal(events)
 		if err != nil {
 			return err
@@ -191,7 +192,7 @@ func (s *Outbox) QueuePing(org enrichment.Org, client, webhook int64) (enrichmen
 		if _, err := tx.Outbox().Webhook(org, client, webhook); err != nil {
 			return err
 		}
-		now := time.Now()
+		now := clock.Now(s.app)
 		ids, err := tx.Outbox().insertDeliveries(org, []queuedDelivery{{webhook: webhook, event: enrichment.EventPing,
 			payload: enrichment.WebhookPayload{Type: enrichment.EventPing, Timestamp: now.UTC().Format(apiTimeLayout), Data: struct{}{}}}}, now)
 		if err != nil {
@@ -291,7 +292,7 @@ func (s *Outbox) queueRevisionEvents(org enrichment.Org, event string, revisions
 	if err != nil {
 		return fmt.Errorf("read revisions for %s events: %w", event, err)
 	}
-	now := time.Now()
+	now := clock.Now(s.app)
 	var ds []queuedDelivery
 	for _, r := range rows {
 		for _, webhook := range listening[r.Client] {

@@ -50,13 +50,13 @@ func Bench() Options {
 func (o Options) validate() error {
 	var errs []error
 	if o.Products < 1 {
-		errs = append(errs, fmt.Errorf("Products must be at least 1, got %d", o.Products))
+		errs = append(errs, fmt.Errorf("products must be at least 1, got %d", o.Products))
 	}
 	if o.Templates < 1 {
-		errs = append(errs, fmt.Errorf("Templates must be at least 1, got %d", o.Templates))
+		errs = append(errs, fmt.Errorf("templates must be at least 1, got %d", o.Templates))
 	}
 	if o.Brands < 1 {
-		errs = append(errs, fmt.Errorf("Brands must be at least 1, got %d", o.Brands))
+		errs = append(errs, fmt.Errorf("brands must be at least 1, got %d", o.Brands))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("gen: invalid options: %w", errors.Join(errs...))
