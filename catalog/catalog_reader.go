@@ -26,6 +26,7 @@ type CatalogProduct struct {
 	MasterSKU                                      string
 	Attributes, Categories, Images, Files          []byte
 	VariantAttributes                              []byte
+	Shopify                                        []byte // what a Shopify CSV import remembered (JSON), nil for none
 }
 
 // CatalogTemplate is an attribute template with its options.
@@ -126,11 +127,12 @@ type catalogProductRow struct {
 	VariantAttributes []byte `db:"variantAttributes"`
 	Active            bool   `db:"active"`
 	MasterSKU         string `db:"masterSku"`
+	Shopify           []byte `db:"shopify"`
 }
 
 const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[gtin]], p.[[name]], p.[[slug]], p.[[description]],
 	p.[[active]], p.[[attributeTemplate]], p.[[brand]], p.[[variantMaster]], COALESCE(m.[[sku]], '') AS [[masterSku]], p.[[attributes]], p.[[categories]],
-	p.[[images]], p.[[files]], p.[[variantAttributes]]
+	p.[[images]], p.[[files]], p.[[variantAttributes]], p.[[shopify]]
 	FROM {{products}} p LEFT JOIN {{products}} m ON m.[[id]] = p.[[variantMaster]] AND p.[[variantMaster]] != '' `
 
 func (row catalogProductRow) product() CatalogProduct {
@@ -138,7 +140,7 @@ func (row catalogProductRow) product() CatalogProduct {
 		ID: sqlparts.StoredID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
 		Description: row.Description, Active: row.Active, Template: sqlparts.StoredID(row.AttributeTemplate), Brand: sqlparts.StoredID(row.Brand),
 		Master: sqlparts.StoredID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
-		VariantAttributes: row.VariantAttributes,
+		VariantAttributes: row.VariantAttributes, Shopify: row.Shopify,
 	}
 }
 
@@ -196,22 +198,24 @@ func (r *CatalogReader) Variants(masters []int64) ([]CatalogProduct, error) {
 }
 
 // EachAttributeList calls fn with each product's attributes (JSON as
-// stored) and the variant attributes of its family (its master's, or its
-// own), streaming: the Shopify export learns its metafield columns so.
-func (r *CatalogReader) EachAttributeList(fn func(attributes, familyVariantAttributes []byte) error) error {
-	rows, err := r.db.NewQuery(`SELECT p.[[attributes]], COALESCE(m.[[variantAttributes]], p.[[variantAttributes]]) AS [[va]]
+// stored), and the variant attributes and the Shopify memory of its family
+// (its master's, or its own), streaming: the Shopify export learns its
+// metafield columns so.
+func (r *CatalogReader) EachAttributeList(fn func(attributes, familyVariantAttributes, familyShopify []byte) error) error {
+	rows, err := r.db.NewQuery(`SELECT p.[[attributes]], COALESCE(m.[[variantAttributes]], p.[[variantAttributes]]) AS [[va]],
+		CASE WHEN m.[[id]] IS NULL THEN p.[[shopify]] ELSE m.[[shopify]] END AS [[shopify]]
 		FROM {{products}} p LEFT JOIN {{products}} m ON m.[[id]] = p.[[variantMaster]] AND p.[[variantMaster]] != ''
 		WHERE p.[[organization]] = {:org} AND p.[[attributes]] NOT IN ('', '[]')`).Bind(dbx.Params{"org": string(r.org)}).Rows()
 	if err != nil {
 		return fmt.Errorf("read attributes of organization %s: %w", r.org, err)
 	}
 	defer rows.Close()
-	var attrs, va []byte
+	var attrs, va, shopify []byte
 	for rows.Next() {
-		if err := rows.Scan(&attrs, &va); err != nil {
+		if err := rows.Scan(&attrs, &va, &shopify); err != nil {
 			return fmt.Errorf("read attributes of organization %s: %w", r.org, err)
 		}
-		if err := fn(attrs, va); err != nil {
+		if err := fn(attrs, va, shopify); err != nil {
 			return err
 		}
 	}

@@ -38,12 +38,14 @@ type event struct {
 // chunk is a run of products: raw as read (or, from a CSV file, already
 // read into products), then decoded by a worker.
 type chunk struct {
-	raw   []byte        // the products' JSON, one after the other
-	pre   []Product     // the products when read from another format than JSON
-	items []rawItem     // where each one is in raw and in the file
-	out   []decoded     // the decoded products, up to the first bad one
-	err   error         // the first bad product's problem
-	ready chan struct{} // closed once decoded
+	raw []byte    // the products' JSON, one after the other
+	pre []Product // the products when read from another format than JSON
+	// memory: what each product of a Shopify CSV remembers (products.shopify)
+	memory []string
+	items  []rawItem     // where each one is in raw and in the file
+	out    []decoded     // the decoded products, up to the first bad one
+	err    error         // the first bad product's problem
+	ready  chan struct{} // closed once decoded
 }
 
 // rawItem is one product of a chunk.
@@ -248,7 +250,7 @@ func (c *chunk) decode(buf []byte) []byte {
 		if c.pre == nil {
 			rawBuffers.Put(&c.raw) // the decoded products hold copies
 		}
-		c.raw, c.pre = nil, nil
+		c.raw, c.pre, c.memory = nil, nil, nil
 		close(c.ready)
 	}()
 	c.out = make([]decoded, 0, len(c.items))
@@ -276,6 +278,9 @@ func (c *chunk) decode(buf []byte) []byte {
 		if err != nil {
 			c.err = err
 			return buf
+		}
+		if c.memory != nil {
+			item.row.Shopify = &c.memory[k]
 		}
 		c.out = append(c.out, item)
 	}

@@ -96,6 +96,33 @@ func importHash(linked digest, master int64) string {
 	return hex.EncodeToString(sum[:16])
 }
 
+// rowHash is the digest the import stores with a row: importHash, and for
+// a row that remembers Shopify columns (products.shopify), "." and 64 bits
+// of their digest. note: apart, so that a JSON file, which says nothing of
+// them (and keeps them), compares with the first part alone (sameHash).
+func rowHash(linked digest, master int64, shopify *string) string {
+	h := importHash(linked, master)
+	if shopify == nil {
+		return h
+	}
+	sum := sha256.Sum256([]byte(*shopify))
+	return h + "." + hex.EncodeToString(sum[:8])
+}
+
+// sameHash reports whether a stored digest describes the row whose digest
+// is file: equal, or, for a row of a JSON file (remembers false), equal
+// but for the Shopify columns the stored row keeps.
+func sameHash(stored, file string, remembers bool) bool {
+	if stored == file {
+		return true
+	}
+	if remembers {
+		return false
+	}
+	base, _, _ := strings.Cut(stored, ".")
+	return base == file
+}
+
 // storedHash is the digest of a stored row, its JSON fields brought into
 // the form the import writes them in.
 func storedHash(r ImportProductRow) string {
@@ -117,7 +144,7 @@ func storedHash(r ImportProductRow) string {
 	}
 	content, buf := contentDigest(nil, &r)
 	linked, _ := linkedDigest(buf, content, &r, attrs, nil, nil)
-	return importHash(linked, r.VariantMaster)
+	return rowHash(linked, r.VariantMaster, r.Shopify)
 }
 
 // appendAttribute renders one attribute as products store it

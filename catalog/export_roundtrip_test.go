@@ -97,8 +97,8 @@ func TestExportShopifyRoundTrip(t *testing.T) {
 	header := strings.Join(rows[0], "|")
 	if want := "Handle|Title|Body (HTML)|Vendor|Product Category|Type|Published|Option1 Name|Option1 Value|Option2 Name|Option2 Value|" +
 		"Option3 Name|Option3 Value|Variant SKU|Variant Barcode|Image Src|Image Position|Variant Image|Status|" +
-		"shopify.color-pattern (product.metafields.shopify.color-pattern)|Fabric (product.metafields.custom.fabric)|" +
-		"custom.size (product.metafields.custom.size)|Material (product.metafields.custom.material)"; header != want {
+		"Color (product.metafields.shopify.color-pattern)|Fabric (product.metafields.shopify.fabric)|" +
+		"Size (product.metafields.custom.size)|Material (product.metafields.custom.material)"; header != want {
 		t.Errorf("header\n got %s\nwant %s", header, want)
 	}
 	if xMetafields != len(shopifyExportColumns) || rows[0][xStatus] != colStatus || rows[0][xVariantImage] != colVariantImage {

@@ -103,7 +103,7 @@ func (im *importer) linkVariants() error {
 				Msg: fmt.Sprintf("product %q is itself a variant, so it cannot be a master", l.master)}
 		}
 		if master := hs[0].ID; master != l.written {
-			fixes = append(fixes, ImportVariantLink{ID: l.id, Master: master, Hash: importHash(l.linked, master)})
+			fixes = append(fixes, ImportVariantLink{ID: l.id, Master: master, Hash: rowHash(l.linked, master, l.shopify)})
 			im.rewritten(l.outcome)
 		}
 	}

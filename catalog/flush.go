@@ -139,7 +139,7 @@ func (im *importer) settle(b *batchKeys, k int, ids []int64, sp *StoredProduct, 
 	}
 	var linked digest
 	linked, im.buf = linkedDigest(im.buf, q.content, &q.row, q.attrs, q.p.Attributes, q.options)
-	q.row.Hash = importHash(linked, q.row.VariantMaster)
+	q.row.Hash = rowHash(linked, q.row.VariantMaster, q.row.Shopify)
 
 	out, err := im.compare(q, sp, known)
 	if err != nil {
@@ -170,9 +170,9 @@ func (im *importer) compare(q *decoded, sp *StoredProduct, known storedState) (o
 	switch {
 	case sp == nil:
 		return created, nil
-	case sp.Hash == q.row.Hash:
+	case sp.Hash != "" && sameHash(sp.Hash, q.row.Hash, q.row.Shopify != nil):
 		return unchanged, nil
-	case sp.Hash == "" && storedHash(known.rows[sp.ID]) == q.row.Hash:
+	case sp.Hash == "" && sameHash(storedHash(known.rows[sp.ID]), q.row.Hash, q.row.Shopify != nil):
 		if err := im.writer.SetHash(sp.ID, q.p.SKU, q.row.Hash); err != nil {
 			return 0, err
 		}
@@ -187,7 +187,7 @@ func (im *importer) compare(q *decoded, sp *StoredProduct, known storedState) (o
 func (im *importer) deferChecks(q *decoded, out outcome, master int64, certain bool, linked digest) {
 	if !certain {
 		im.links = append(im.links, variantLink{id: q.row.ID, index: q.index, line: q.line, master: q.p.VariantMaster,
-			written: master, linked: linked, outcome: out})
+			written: master, linked: linked, shopify: q.row.Shopify, outcome: out})
 	}
 	if q.p.AttributeTemplate != "" && !im.templatesRead {
 		im.early = append(im.early, earlyProduct{id: q.row.ID, index: q.index, line: q.line, template: q.p.AttributeTemplate, outcome: out})

@@ -73,7 +73,8 @@ type variantLink struct {
 	index, line int
 	master      string // SKU
 	written     int64
-	linked      digest // the row's linked digest, to hash it with another master
+	linked      digest  // the row's linked digest, to hash it with another master
+	shopify     *string // and the Shopify columns it remembers
 	outcome     outcome
 }
 

@@ -33,7 +33,11 @@ type ImportProductRow struct {
 	Template, Brand, VariantMaster          int64
 	Attributes, Categories, Images, Files   string
 	VariantAttributes                       *string
-	Hash                                    string // importHash
+	// Shopify is what the Shopify CSV export writes back as imported (JSON,
+	// products.shopify); nil keeps what is stored (a JSON file says nothing
+	// of it).
+	Shopify *string
+	Hash    string // importHash
 }
 
 // ImportProductWriter writes product rows of one organization through
@@ -81,9 +85,12 @@ func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
 		p["attributeTemplate"], p["brand"] = optionalID(r.Template), optionalID(r.Brand)
 		p["variantMaster"], p["attributes"], p["categories"] = optionalID(r.VariantMaster), r.Attributes, r.Categories
 		p["images"], p["files"], p["created"], p["updated"] = r.Images, r.Files, w.now, w.now
-		p["variantAttributes"], p["importHash"] = nil, r.Hash
+		p["variantAttributes"], p["importHash"], p["shopify"] = nil, r.Hash, nil
 		if r.VariantAttributes != nil {
 			p["variantAttributes"] = *r.VariantAttributes
+		}
+		if r.Shopify != nil {
+			p["shopify"] = *r.Shopify
 		}
 		stmt := w.insert
 		if r.Stored {
@@ -169,7 +176,7 @@ func (w *ImportProductWriter) Close() error {
 // productColumnsWritten are the columns an import writes.
 var productColumnsWritten = []string{"id", "organization", "sku", "externalId", "gtin", "name", "slug", "description",
 	"active", "attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images",
-	"files", "variantAttributes", "importHash", "created", "updated"}
+	"files", "variantAttributes", "shopify", "importHash", "created", "updated"}
 
 // productInsertSQL inserts a new product row.
 var productInsertSQL = func() string {
@@ -188,6 +195,8 @@ var productUpdateSQL = func() string {
 		case "id", "organization", "created":
 		case "externalId":
 			set = append(set, "[[externalId]] = COALESCE(NULLIF({:externalId}, ''), [[externalId]])")
+		case "shopify":
+			set = append(set, "[[shopify]] = COALESCE({:shopify}, [[shopify]])")
 		default:
 			set = append(set, "[["+c+"]] = {:"+c+"}")
 		}
@@ -216,6 +225,7 @@ type storedProductRow struct {
 	Images            string         `db:"images"`
 	Files             string         `db:"files"`
 	VariantAttributes sql.NullString `db:"variantAttributes"`
+	Shopify           sql.NullString `db:"shopify"`
 	ImportHash        string         `db:"importHash"`
 }
 
@@ -227,7 +237,7 @@ func (s *tables) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]Im
 		var rows []storedProductRow
 		err := s.db().Select("id", "sku", "externalId", "gtin", "name", "slug", "description", "active",
 			"attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images", "files",
-			"variantAttributes", "importHash").From("products").
+			"variantAttributes", "shopify", "importHash").From("products").
 			Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read products of organization %s: %w", org, err)
@@ -241,6 +251,9 @@ func (s *tables) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]Im
 			}
 			if r.VariantAttributes.Valid {
 				row.VariantAttributes = &r.VariantAttributes.String
+			}
+			if r.Shopify.Valid && r.Shopify.String != "" && r.Shopify.String != "null" {
+				row.Shopify = &r.Shopify.String
 			}
 			out[row.ID] = row
 		}

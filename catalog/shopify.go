@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Shopify's product CSV (docs/catalog-format.md, "Shopify's product CSV"):
@@ -36,92 +37,158 @@ type shopifyRow struct {
 	meta  []string
 }
 
+// shopifyReader is the state of reading one Shopify CSV: the rows of the
+// current handle, and how many products were sent.
+type shopifyReader struct {
+	d      *decoder
+	cr     *csv.Reader
+	cols   *shopifyColumns
+	width  int // the header's
+	group  []shopifyRow
+	handle string
+	index  int
+}
+
 // readShopify reads a Shopify product CSV from r and sends its products
 // to the workers and the importer in chunks, as read does for JSON.
 func (d *decoder) readShopify(r io.Reader) error {
+	sr, err := d.openShopify(r)
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := sr.cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return csvError(err, rec, sr.width)
+		}
+		if err := sr.row(rec); err != nil {
+			return err
+		}
+	}
+	if err := sr.emit(); err != nil {
+		return err
+	}
+	d.bar.update(sr.cr.InputOffset(), sr.index)
+	if !d.flush() {
+		return errStopped
+	}
+	return nil
+}
+
+// openShopify skips a byte-order mark and reads the header row.
+func (d *decoder) openShopify(r io.Reader) (*shopifyReader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		if _, err := br.Discard(len(utf8BOM)); err != nil {
-			return fmt.Errorf("read catalog: %w", err)
+			return nil, fmt.Errorf("read catalog: %w", err)
 		}
 	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true // note: rows keep copies of the few cells read
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return &Error{Line: 1, Column: 1, Msg: "the file is empty"}
+		return nil, &Error{Line: 1, Column: 1, Msg: "the file is empty"}
 	}
 	if err != nil {
-		return csvError(err, nil, 0)
+		return nil, csvError(err, nil, 0)
+	}
+	if err := invalidUTF8(cr, header); err != nil {
+		return nil, err
 	}
 	cols, cerr := shopifyHeader(slices.Clone(header))
 	if cerr != nil {
-		return cerr
+		return nil, cerr
 	}
-	var (
-		group  []shopifyRow
-		handle string
-		index  int // products sent so far
-	)
-	emit := func() error {
-		ps, lines, err := cols.products(handle, group)
-		if err != nil {
+	return &shopifyReader{d: d, cr: cr, cols: cols, width: len(header)}, nil
+}
+
+// row takes the next row of the file: a handle's rows are kept until the
+// next handle begins.
+func (sr *shopifyReader) row(rec []string) error {
+	if err := invalidUTF8(sr.cr, rec); err != nil {
+		return err
+	}
+	line, _ := sr.cr.FieldPos(0)
+	row := shopifyRow{cells: sr.cols.project(rec), line: line}
+	h := cell(row.cells, sr.cols.handle)
+	if h == "" {
+		if blank(rec) {
+			return nil
+		}
+		return &Error{Path: "Handle", Line: line, Msg: "required"}
+	}
+	if len(sr.group) > 0 && h != sr.handle {
+		if err := sr.emit(); err != nil {
 			return err
 		}
-		for k := range ps {
-			if d.chunk == nil {
-				d.chunk = &chunk{pre: make([]Product, 0, chunkSize), items: make([]rawItem, 0, chunkSize), ready: make(chan struct{})}
-			}
-			d.chunk.pre = append(d.chunk.pre, ps[k])
-			d.chunk.items = append(d.chunk.items, rawItem{index: index, line: lines[k]})
-			index++
-			if len(d.chunk.items) == chunkSize && !d.flush() {
-				return errStopped
-			}
-		}
-		group = group[:0]
+	}
+	if len(sr.group) == maxHandleRows {
+		return &Error{Path: "Handle", Line: line, Msg: fmt.Sprintf("more than %d rows of handle %q", maxHandleRows, h)}
+	}
+	if len(sr.group) == 0 {
+		row.meta = sr.cols.metafieldValues(rec)
+	}
+	sr.handle = h
+	sr.group = append(sr.group, row)
+	sr.d.bar.update(sr.cr.InputOffset(), sr.index)
+	return nil
+}
+
+// emit sends the products of the handle read (if any) on their way.
+func (sr *shopifyReader) emit() error {
+	if len(sr.group) == 0 {
 		return nil
 	}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return csvError(err, rec, len(header))
-		}
-		line, _ := cr.FieldPos(0)
-		row := shopifyRow{cells: cols.project(rec), line: line}
-		h := cell(row.cells, cols.handle)
-		if h == "" {
-			if blank(rec) {
-				continue
-			}
-			return &Error{Path: "Handle", Line: line, Msg: "required"}
-		}
-		if len(group) > 0 && h != handle {
-			if err := emit(); err != nil {
-				return err
-			}
-		}
-		if len(group) == maxHandleRows {
-			return &Error{Path: "Handle", Line: line, Msg: fmt.Sprintf("more than %d rows of handle %q", maxHandleRows, h)}
-		}
-		if len(group) == 0 {
-			row.meta = cols.metafieldValues(rec)
-		}
-		handle = h
-		group = append(group, row)
-		d.bar.update(cr.InputOffset(), index)
+	hp, err := sr.cols.products(sr.handle, sr.group)
+	if err != nil {
+		return err
 	}
-	if len(group) > 0 {
-		if err := emit(); err != nil {
-			return err
+	d := sr.d
+	for k := range hp.products {
+		if d.chunk == nil {
+			d.chunk = &chunk{pre: make([]Product, 0, chunkSize), memory: make([]string, 0, chunkSize),
+				items: make([]rawItem, 0, chunkSize), ready: make(chan struct{})}
+		}
+		d.chunk.pre = append(d.chunk.pre, hp.products[k])
+		d.chunk.memory = append(d.chunk.memory, hp.memory[k])
+		d.chunk.items = append(d.chunk.items, rawItem{index: sr.index, line: hp.lines[k]})
+		sr.index++
+		if len(d.chunk.items) == chunkSize && !d.flush() {
+			return errStopped
 		}
 	}
-	d.bar.update(cr.InputOffset(), index)
-	if !d.flush() {
-		return errStopped
+	sr.group = sr.group[:0]
+	return nil
+}
+
+// invalidUTF8 refuses a row (rec, just read by cr) with a cell that is not
+// valid UTF-8, naming the line and column of the first bad byte: stored,
+// such bytes would make the organization's JSON export fail.
+func invalidUTF8(cr *csv.Reader, rec []string) error {
+	for i, c := range rec {
+		if utf8.ValidString(c) {
+			continue
+		}
+		line, col := cr.FieldPos(i)
+		bad := 0
+		for bad < len(c) {
+			r, size := utf8.DecodeRuneInString(c[bad:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			bad += size
+		}
+		before := c[:bad]
+		if nl := strings.LastIndexByte(before, '\n'); nl >= 0 {
+			line += strings.Count(before, "\n")
+			col = utf8.RuneCountInString(before[nl+1:]) + 1
+		} else {
+			col += utf8.RuneCountInString(before)
+		}
+		return &Error{Line: line, Column: col, Msg: "invalid UTF-8 (a Shopify CSV is UTF-8: save it as \"CSV UTF-8\")"}
 	}
 	return nil
 }

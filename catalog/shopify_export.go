@@ -3,7 +3,6 @@ package catalog
 import (
 	"bufio"
 	"encoding/csv"
-	"encoding/json/v2"
 	"fmt"
 	"regexp"
 	"slices"
@@ -49,7 +48,7 @@ const (
 
 // exportShopify writes the catalog as a Shopify product CSV.
 func exportShopify(r *CatalogReader, w *bufio.Writer) (int, error) {
-	names, err := metafieldOrder(r)
+	metafields, err := metafieldOrder(r)
 	if err != nil {
 		return 0, err
 	}
@@ -57,12 +56,16 @@ func exportShopify(r *CatalogReader, w *bufio.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cw := csv.NewWriter(w)
-	header := slices.Concat(shopifyExportColumns, metafieldHeaders(names))
-	if err := cw.Write(header); err != nil {
+	x := &shopifyWriter{cw: csv.NewWriter(w), brands: brands, metafields: make(map[string]int, len(metafields))}
+	header := slices.Clone(shopifyExportColumns)
+	for k, m := range metafields {
+		x.metafields[m.key] = k
+		header = append(header, m.header())
+	}
+	x.row = make([]string, len(header))
+	if err := x.write(header); err != nil {
 		return 0, fmt.Errorf("write the header: %w", err)
 	}
-	x := &shopifyWriter{cw: cw, brands: brands, metafields: names, row: make([]string, len(header))}
 	n := 0
 	err = r.Products(true, func(heads []CatalogProduct) error {
 		ids := make([]int64, len(heads))
@@ -89,30 +92,83 @@ func exportShopify(r *CatalogReader, w *bufio.Writer) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	cw.Flush()
-	return n, cw.Error()
+	x.cw.Flush()
+	return n, x.cw.Error()
 }
 
 // shopifyWriter writes families as rows.
 type shopifyWriter struct {
 	cw         *csv.Writer
 	brands     map[int64]CatalogBrand
-	metafields []string // attribute names, in column order after xMetafields
+	metafields map[string]int // metafield column by NS.KEY, after xMetafields
 	row        []string
+	escaped    []string // scratch: the row as written
+}
+
+// write writes one row, every cell that a spreadsheet would run behind a
+// leading quote (enrichment.EscapeFormula).
+func (x *shopifyWriter) write(row []string) error {
+	x.escaped = append(x.escaped[:0], row...)
+	for i, c := range x.escaped {
+		x.escaped[i] = enrichment.EscapeFormula(c)
+	}
+	return x.cw.Write(x.escaped)
+}
+
+// exportMember is one product of a family as the export writes it.
+type exportMember struct {
+	p      CatalogProduct
+	attrs  []enrichment.StoredAttribute
+	images []string
+	mem    *shopifyMemory // nil: not imported from a Shopify CSV
+}
+
+// decodeMember reads the JSON fields of a stored product.
+func decodeMember(p CatalogProduct) (exportMember, error) {
+	m := exportMember{p: p}
+	var err error
+	if m.attrs, err = storedAttributes(p.Attributes); err != nil {
+		return m, fmt.Errorf("product %d: %w", p.ID, err)
+	}
+	if m.images, err = storedStrings(p.Images); err != nil {
+		return m, fmt.Errorf("product %d: %w", p.ID, err)
+	}
+	if m.mem, err = decodeShopifyMemory(p.Shopify); err != nil {
+		return m, fmt.Errorf("product %d: %w", p.ID, err)
+	}
+	return m, nil
+}
+
+// productImages are the images of m that are the product's: all of them
+// but a Variant Image that the import added to them (not an Image Src).
+func (m *exportMember) productImages() []string {
+	if m.mem != nil && m.mem.OwnImage && len(m.images) > 0 && m.images[len(m.images)-1] == m.mem.VariantImage {
+		return m.images[:len(m.images)-1]
+	}
+	return m.images
+}
+
+// variantImage is the Variant Image of m: the one it was imported with
+// while it is still among its images, else the first of own, its images
+// that are not the product's.
+func (m *exportMember) variantImage(own []string) string {
+	if m.mem != nil && m.mem.VariantImage != "" && slices.Contains(m.images, m.mem.VariantImage) {
+		return m.mem.VariantImage
+	}
+	if len(own) > 0 {
+		return own[0]
+	}
+	return ""
 }
 
 // family writes the rows of a master (family[0]) and its variants.
 func (x *shopifyWriter) family(family []CatalogProduct) error {
 	master := family[0]
-	attrs := make([][]enrichment.StoredAttribute, len(family))
-	images := make([][]string, len(family))
+	members := make([]exportMember, len(family))
 	for i, p := range family {
 		var err error
-		if attrs[i], err = storedAttributes(p.Attributes); err != nil {
-			return fmt.Errorf("product %d: %w", p.ID, err)
-		}
-		if images[i], err = storedStrings(p.Images); err != nil {
-			return fmt.Errorf("product %d: %w", p.ID, err)
+		if members[i], err = decodeMember(p); err != nil {
+			return err
 		}
 	}
 	var options []string
@@ -126,8 +182,9 @@ func (x *shopifyWriter) family(family []CatalogProduct) error {
 	handle := shopifyHandle(master)
 	// the images all variants start with are the product's; what follows
 	// is a variant's own image
-	shared := images[0]
-	for _, im := range images[1:] {
+	shared := members[0].productImages()
+	for _, m := range members[1:] {
+		im := m.productImages()
 		k := 0
 		for k < len(shared) && k < len(im) && shared[k] == im[k] {
 			k++
@@ -143,14 +200,14 @@ func (x *shopifyWriter) family(family []CatalogProduct) error {
 			x.row[xImagePos] = strconv.Itoa(i + 1)
 		}
 		if i == 0 {
-			if err := x.productColumns(master, attrs[0], options); err != nil {
+			if err := x.productColumns(&members[0], options); err != nil {
 				return err
 			}
 		}
 		if i < len(family) {
-			x.variantColumns(family[i], handle, attrs[i], options, images[i][len(shared):])
+			x.variantColumns(&members[i], handle, options, members[i].images[len(shared):])
 		}
-		if err := x.cw.Write(x.row); err != nil {
+		if err := x.write(x.row); err != nil {
 			return fmt.Errorf("write product %d: %w", family[0].ID, err)
 		}
 	}
@@ -158,59 +215,100 @@ func (x *shopifyWriter) family(family []CatalogProduct) error {
 }
 
 // productColumns fills the first row's product columns from the master.
-func (x *shopifyWriter) productColumns(master CatalogProduct, attrs []enrichment.StoredAttribute, options []string) error {
-	row := x.row
-	row[xTitle], row[xBody] = cmpOr(master.Name, master.SKU), master.Description // note: Shopify needs a title
-	if b, ok := x.brands[master.Brand]; ok {
+func (x *shopifyWriter) productColumns(master *exportMember, options []string) error {
+	row, p := x.row, master.p
+	row[xTitle], row[xBody] = cmpOr(p.Name, p.SKU), p.Description // note: Shopify needs a title
+	if b, ok := x.brands[p.Brand]; ok {
 		row[xVendor] = b.Name
 	}
-	categories, err := storedStrings(master.Categories)
+	categories, err := storedStrings(p.Categories)
 	if err != nil {
-		return fmt.Errorf("product %d: %w", master.ID, err)
+		return fmt.Errorf("product %d: %w", p.ID, err)
 	}
-	switch {
-	case len(categories) == 1 && strings.Contains(categories[0], " > "):
-		row[xCategory] = categories[0] // Shopify's taxonomy path
-	case len(categories) == 1:
-		row[xType] = categories[0]
-	case len(categories) > 1:
-		row[xCategory], row[xType] = categories[0], categories[1]
-	}
-	row[xPublished], row[xStatus] = "FALSE", "draft"
-	if master.Active {
-		row[xPublished], row[xStatus] = "TRUE", "active"
-	}
+	row[xCategory], row[xType] = categoryColumns(categories, master.mem)
+	row[xStatus], row[xPublished] = statusColumns(p.Active, master.mem)
 	if len(options) == 0 {
 		row[xOptions] = defaultOption
 	}
 	for k, name := range options {
 		row[xOptions+2*k] = name
 	}
-	for k, name := range x.metafields {
-		if !slices.Contains(options, name) {
-			row[xMetafields+k] = detailOf(attrs, name)
+	for _, a := range master.attrs {
+		if slices.Contains(options, a.Attribute) {
+			continue
+		}
+		// note: two attributes of one column (names that customKey makes
+		// one): the first is written
+		if k := xMetafields + x.metafields[metafieldOf(master.mem, a.Attribute).key]; row[k] == "" {
+			row[k] = a.Detail
 		}
 	}
 	return nil
 }
 
+// categoryColumns are the Product Category and Type of a product with
+// categories: the cells it was imported with while they still give its
+// categories, else a Shopify taxonomy path (" > ") alone as the category,
+// anything else alone as the type, and two as category and type.
+func categoryColumns(categories []string, mem *shopifyMemory) (category, typ string) {
+	if mem != nil {
+		var had []string
+		for _, c := range []string{mem.Category, mem.Type} {
+			if c != "" {
+				had = append(had, c)
+			}
+		}
+		if slices.Equal(had, categories) {
+			return mem.Category, mem.Type
+		}
+	}
+	switch {
+	case len(categories) == 1 && strings.Contains(categories[0], " > "):
+		return categories[0], "" // Shopify's taxonomy path
+	case len(categories) == 1:
+		return "", categories[0]
+	case len(categories) > 1:
+		return categories[0], categories[1]
+	}
+	return "", ""
+}
+
+// statusColumns are the Status and Published of a product: as imported
+// while it is as active as it was then (Published only where the file had
+// the column), else active and TRUE, or draft and FALSE.
+func statusColumns(active bool, mem *shopifyMemory) (status, published string) {
+	status, published = "draft", "FALSE"
+	if active {
+		status, published = "active", "TRUE"
+	}
+	if mem == nil || mem.Active == nil || *mem.Active != active {
+		return status, published
+	}
+	if mem.Status != "" {
+		status = mem.Status
+	}
+	if mem.Published != nil {
+		published = *mem.Published
+	}
+	return status, published
+}
+
 // variantColumns fills a variant's columns: its option values, SKU (left
-// empty where the import derives it), barcode and own image.
-func (x *shopifyWriter) variantColumns(p CatalogProduct, handle string, attrs []enrichment.StoredAttribute, options, own []string) {
-	row := x.row
+// empty where the import derives it), barcode and Variant Image (own: its
+// images that are not the product's).
+func (x *shopifyWriter) variantColumns(m *exportMember, handle string, options, own []string) {
+	row, p := x.row, m.p
 	if len(options) == 0 {
 		row[xOptions+1] = defaultValue
 	}
 	for k, name := range options {
-		row[xOptions+2*k+1] = detailOf(attrs, name)
+		row[xOptions+2*k+1] = detailOf(m.attrs, name)
 	}
 	if p.SKU != p.ExternalID || (p.ExternalID != handle && !strings.HasPrefix(p.ExternalID, handle+"/")) {
 		row[xSKU] = p.SKU
 	}
 	row[xBarcode] = p.GTIN
-	if len(own) > 0 {
-		row[xVariantImage] = own[0]
-	}
+	row[xVariantImage] = m.variantImage(own)
 }
 
 func detailOf(attrs []enrichment.StoredAttribute, name string) string {
@@ -258,108 +356,4 @@ func handleize(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// metafieldKeyPattern is an attribute the import named NS.KEY.
-var metafieldKeyPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
-
-// metafieldHeaders are the column headers of attributes names: "Label
-// (product.metafields.custom.label)", or for a NS.KEY name that key; a
-// key that two names would share gets a number.
-func metafieldHeaders(names []string) []string {
-	out := make([]string, len(names))
-	used := map[string]bool{}
-	for i, name := range names {
-		key := name
-		if !metafieldKeyPattern.MatchString(name) {
-			key = "custom." + strings.ReplaceAll(handleize(name), "-", "_")
-			if key == "custom." {
-				key = "custom.attribute"
-			}
-		}
-		for k, base := 2, key; used[key]; k++ {
-			key = fmt.Sprintf("%s_%d", base, k)
-		}
-		used[key] = true
-		out[i] = name + " (product.metafields." + key + ")"
-	}
-	return out
-}
-
-// metafieldOrder lists the attribute names that some product has besides
-// its family's options, in an order that keeps every product's own order
-// of them where the products agree (the columns of the Shopify file they
-// came from, say): ordered by precedence, ties by first appearance.
-func metafieldOrder(r *CatalogReader) ([]string, error) {
-	index := map[string]int{} // name → first appearance
-	var names []string
-	after := map[[2]int]bool{} // a name directly followed by another in some product
-	err := r.EachAttributeList(func(raw, variantAttributes []byte) error {
-		var attrs []struct {
-			Attribute string `json:"attribute"`
-		}
-		if err := json.Unmarshal(raw, &attrs); err != nil {
-			return fmt.Errorf("stored attributes: %w", err)
-		}
-		var options []string
-		if len(variantAttributes) > 0 {
-			if err := json.Unmarshal(variantAttributes, &options); err != nil {
-				return fmt.Errorf("stored variant attributes: %w", err)
-			}
-			options = options[:min(len(options), 3)]
-		}
-		prev := -1
-		for _, a := range attrs {
-			if slices.Contains(options, a.Attribute) {
-				continue
-			}
-			i, ok := index[a.Attribute]
-			if !ok {
-				i = len(names)
-				index[a.Attribute] = i
-				names = append(names, a.Attribute)
-			}
-			if prev >= 0 && prev != i {
-				after[[2]int{prev, i}] = true
-			}
-			prev = i
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Kahn's sort, the earliest name first among the ready ones; a cycle
-	// (products that disagree) is broken at its earliest name
-	in := make([]int, len(names))
-	next := make([][]int, len(names))
-	for e := range after {
-		next[e[0]] = append(next[e[0]], e[1])
-		in[e[1]]++
-	}
-	done := make([]bool, len(names))
-	out := make([]string, 0, len(names))
-	for len(out) < len(names) {
-		pick := -1
-		for i := range names {
-			if !done[i] && in[i] == 0 {
-				pick = i
-				break
-			}
-		}
-		if pick < 0 {
-			for i := range names {
-				if !done[i] {
-					pick = i
-					break
-				}
-			}
-		}
-		done[pick] = true
-		out = append(out, names[pick])
-		for _, j := range next[pick] {
-			in[j]--
-		}
-	}
-	return out, nil
 }

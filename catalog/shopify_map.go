@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
 )
 
 // The columns of Shopify's product CSV that the import reads. Every other
@@ -40,6 +42,9 @@ type metafield struct {
 	col        int
 	label, key string
 	byKey      bool // another metafield column has the same label (or none)
+	// own: the key is the label's custom.KEY, the export's own column for
+	// an attribute named by the label, which need not be remembered
+	own bool
 }
 
 // shopifyColumns are the positions of the columns the import reads, -1
@@ -55,6 +60,9 @@ type shopifyColumns struct {
 
 // shopifyHeader finds the columns the import reads in the header row.
 func shopifyHeader(header []string) (*shopifyColumns, *Error) {
+	for i, h := range header {
+		header[i] = enrichment.UnescapeFormula(h) // a label that begins like a formula comes back so
+	}
 	at := map[string]int{} // by normalized name: Shopify's own files vary in case ("Product category")
 	for i, h := range header {
 		h = normalized(h)
@@ -104,6 +112,7 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 	for i := range c.metafields {
 		m := &c.metafields[i]
 		m.byKey = m.label == "" || labels[m.label] > 1
+		m.own = m.key == customKey(m.label)
 	}
 	c.compact()
 	return c, nil
@@ -132,20 +141,22 @@ func (c *shopifyColumns) compact() {
 	}
 }
 
-// project copies the cells of rec that the import reads.
+// project copies the cells of rec that the import reads, each without the
+// quote the export puts before a formula-like cell.
 func (c *shopifyColumns) project(rec []string) []string {
 	out := make([]string, len(c.keep))
 	for k, i := range c.keep {
-		out[k] = rec[i]
+		out[k] = enrichment.UnescapeFormula(rec[i])
 	}
 	return out
 }
 
-// metafieldValues copies the metafield cells of rec, in column order.
+// metafieldValues copies the metafield cells of rec, in column order, as
+// project does.
 func (c *shopifyColumns) metafieldValues(rec []string) []string {
 	out := make([]string, len(c.metafields))
 	for k, m := range c.metafields {
-		out[k] = rec[m.col]
+		out[k] = enrichment.UnescapeFormula(rec[m.col])
 	}
 	return out
 }
@@ -201,17 +212,18 @@ func (c *shopifyColumns) isVariant(row []string) bool {
 }
 
 // products maps the rows of one handle to the products of the catalog
-// format, one per variant, with the line of each variant's row.
-func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, []int, error) {
+// format, one per variant, with the line of each variant's row and what
+// each remembers for the Shopify CSV export (products.shopify).
+func (c *shopifyColumns) products(handle string, rows []shopifyRow) (handleProducts, error) {
 	first := rows[0]
 	title := cell(first.cells, c.title)
 	if title == "" {
-		return nil, nil, &Error{Path: colTitle, Line: first.line,
+		return handleProducts{}, &Error{Path: colTitle, Line: first.line,
 			Msg: fmt.Sprintf("required on the first row of handle %q (the rows of one handle must follow each other)", handle)}
 	}
 	active, err := c.active(first)
 	if err != nil {
-		return nil, nil, err
+		return handleProducts{}, err
 	}
 	var names [3]string
 	for i := range names {
@@ -227,66 +239,103 @@ func (c *shopifyColumns) products(handle string, rows []shopifyRow) ([]Product, 
 			variants = append(variants, r)
 		}
 	}
-
+	attrs, remembered := c.metafieldAttributes(first.meta, names)
 	base := Product{
 		Name: title, Slug: handle, Description: c.description(first.cells), Active: active,
-		Attributes: c.metafieldAttributes(first.meta, names), Categories: c.categories(first.cells),
+		Attributes: attrs, Categories: c.categories(first.cells),
 	}
 	if v := cell(first.cells, c.vendor); v != "" {
 		base.Brand = &Brand{Name: v}
 	}
-
-	out := make([]Product, 0, len(variants))
-	lines := make([]int, 0, len(variants))
-	options := c.options(first.cells, names)
-	if len(variants) == 1 && len(options) == 0 { // Shopify's default variant: the product itself
-		p := base
-		p.ExternalID = handle
-		p.SKU = cmpOr(cell(first.cells, c.sku), handle)
-		p.GTIN = cell(first.cells, c.barcode)
-		p.Images = withImage(images, cell(first.cells, c.variantImage))
-		return append(out, p), append(lines, first.line), nil
+	h := handleFamily{c: c, handle: handle, base: base, images: images, names: names,
+		memory: c.productMemory(first.cells, active == nil || *active, base.Categories, remembered)}
+	if len(h.memory) > maxJSON {
+		return handleProducts{}, &Error{Path: colHandle, Line: first.line, Msg: fmt.Sprintf(
+			"the Shopify columns of handle %q that the export writes back (metafield labels and keys) are larger than %d bytes of JSON", handle, maxJSON)}
 	}
+	if len(variants) == 1 && len(c.options(first.cells, names)) == 0 { // Shopify's default variant: the product itself
+		var out handleProducts
+		h.add(&out, first, base, handle, cmpOr(cell(first.cells, c.sku), handle), true)
+		return out, nil
+	}
+	return h.variants(variants)
+}
+
+// handleProducts are the products of one handle, with the line each comes
+// from and what each remembers (products.shopify).
+type handleProducts struct {
+	products []Product
+	lines    []int
+	memory   []string
+}
+
+// handleFamily is what the products of one handle share.
+type handleFamily struct {
+	c      *shopifyColumns
+	handle string
+	base   Product
+	images []string
+	names  [3]string
+	memory []byte // the product's part of the memory, open (productMemory)
+}
+
+// add appends the product of variant row v, its externalId and SKU
+// settled, to out; master: the handle's first variant.
+func (h *handleFamily) add(out *handleProducts, v shopifyRow, p Product, ext, sku string, master bool) {
+	p.ExternalID, p.SKU = ext, sku
+	p.GTIN = cell(v.cells, h.c.barcode)
+	own := cell(v.cells, h.c.variantImage)
+	p.Images = withImage(h.images, own)
+	open := h.memory
+	if !master {
+		open = []byte{'{'}
+	}
+	out.products = append(out.products, p)
+	out.lines = append(out.lines, v.line)
+	out.memory = append(out.memory, variantMemory(open, own, own != "" && !contains(h.images, own)))
+}
+
+// variants maps a handle's variant rows to a family: the first variant is
+// the master, the others name it.
+func (h *handleFamily) variants(variants []shopifyRow) (handleProducts, error) {
+	c := h.c
 	var optionNames []string
-	for _, n := range names {
+	for _, n := range h.names {
 		if n != "" {
 			optionNames = append(optionNames, n)
 		}
 	}
+	out := handleProducts{products: make([]Product, 0, len(variants)), lines: make([]int, 0, len(variants)),
+		memory: make([]string, 0, len(variants))}
 	var master string
 	seen := make(map[string]int, len(variants))
 	for i, v := range variants {
-		p := base
-		opts := c.options(v.cells, names)
-		p.Attributes = append(append(make([]Attribute, 0, len(opts)+len(base.Attributes)), opts...), base.Attributes...)
+		p := h.base
+		opts := c.options(v.cells, h.names)
+		p.Attributes = append(append(make([]Attribute, 0, len(opts)+len(h.base.Attributes)), opts...), h.base.Attributes...)
 		sku := cell(v.cells, c.sku)
-		if sku != "" {
-			p.ExternalID = handle + "/" + sku
-		} else {
+		ext := h.handle + "/" + sku
+		if sku == "" {
 			values := make([]string, len(opts))
 			for j, o := range opts {
 				values[j] = o.Detail
 			}
-			p.ExternalID = handle + "/" + strings.Join(values, "/")
+			ext = h.handle + "/" + strings.Join(values, "/")
 		}
-		if prev, dup := seen[p.ExternalID]; dup {
-			return nil, nil, &Error{Path: colSKU, Line: v.line, Msg: fmt.Sprintf(
-				"a second variant %q of handle %q (also line %d): each variant needs its own SKU or option values", p.ExternalID, handle, prev)}
+		if prev, dup := seen[ext]; dup {
+			return handleProducts{}, &Error{Path: colSKU, Line: v.line, Msg: fmt.Sprintf(
+				"a second variant %q of handle %q (also line %d): each variant needs its own SKU or option values", ext, h.handle, prev)}
 		}
-		seen[p.ExternalID] = v.line
-		p.SKU = cmpOr(sku, p.ExternalID)
-		p.GTIN = cell(v.cells, c.barcode)
-		p.Images = withImage(images, cell(v.cells, c.variantImage))
+		seen[ext] = v.line
 		if i == 0 {
-			master = p.SKU
+			master = cmpOr(sku, ext)
 			p.VariantAttributes = &optionNames
 		} else {
 			p.VariantMaster = master
 		}
-		out = append(out, p)
-		lines = append(lines, v.line)
+		h.add(&out, v, p, ext, cmpOr(sku, ext), i == 0)
 	}
-	return out, lines, nil
+	return out, nil
 }
 
 // description is the Body (HTML) of a row as it is, untrimmed.
@@ -337,10 +386,12 @@ func (c *shopifyColumns) options(row []string, names [3]string) []Attribute {
 }
 
 // metafieldAttributes are the product's metafields (values, from its first
-// row) as attributes, named by
-// their labels, or by NS.KEY where a label is not unique or names an option.
-func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string) []Attribute {
+// row) as attributes, named by their labels, or by NS.KEY where a label is
+// not unique or names an option; and the column of each one that the
+// export would not find by itself (see metafield.own), to remember.
+func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string) ([]Attribute, []rememberedMetafield) {
 	var out []Attribute
+	var remembered []rememberedMetafield
 	for k, m := range c.metafields {
 		value := strings.TrimSpace(values[k])
 		if value == "" {
@@ -351,8 +402,11 @@ func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string)
 			name = m.key
 		}
 		out = append(out, Attribute{Attribute: name, Detail: value})
+		if name != m.label || !m.own {
+			remembered = append(remembered, rememberedMetafield{Attribute: name, Label: m.label, Key: m.key})
+		}
 	}
-	return out
+	return out, remembered
 }
 
 // categories are the Product Category and the Type, where present.

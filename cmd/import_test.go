@@ -192,3 +192,29 @@ func TestImportCommandShopifyCSV(t *testing.T) {
 		t.Errorf("%d products after the refused files, want 6", n)
 	}
 }
+
+// TestImportCommandRefusesInvalidUTF8: bytes that are not UTF-8 anywhere
+// in a Shopify CSV (a cell the import reads, one it ignores, a cell over
+// several lines) refuse the file with the line and column of the first
+// bad byte, and nothing is stored, as in a JSON catalog.
+func TestImportCommandRefusesInvalidUTF8(t *testing.T) {
+	app, org := importTestApp(t)
+	rows := []struct{ name, content, want string }{
+		{"title", "Handle,Title,Tags\ntee,Tee,cotton\nmug,M\xffg,\n", "line 3, column 6: invalid UTF-8"},
+		{"ignored column", "Handle,Title,Tags\ntee,Tee,cot\xc3ton\n", "line 2, column 12: invalid UTF-8"},
+		{"multi-line body", "Handle,Title,Body (HTML)\ntee,Tee,\"<p>a</p>\n<p>\xe2\x82</p>\"\n", "line 3, column 4: invalid UTF-8"},
+		{"header", "Handle,Title,Fa\xfcbric (product.metafields.custom.fabric)\ntee,Tee,x\n", "line 1, column 16: invalid UTF-8"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			file := writeCatalog(t, "bad.csv", r.content)
+			run := runImportCommand(app, nil, "import", "--org", org, "--format", "shopify-csv", file)
+			if run.err == nil || !strings.Contains(run.err.Error(), "bad.csv: "+r.want) {
+				t.Errorf("got %v, want %q", run.err, r.want)
+			}
+			if n := countProducts(t, app); n != 0 {
+				t.Errorf("%d products stored from a refused file", n)
+			}
+		})
+	}
+}

