@@ -34,13 +34,13 @@ func BenchmarkGroupDecision(b *testing.B) {
 					b.Fatalf("%d pending: %v", len(ids), err)
 				}
 				one := awaited(b, ctx, fmt.Sprintf(`(async () => {
-					const api = await import('/api.js');
+					const api = await import('/lib/api.js');
 					const t0 = performance.now();
 					for (const id of %s) await api.decide(id, { status: 'accepted' });
 					return performance.now() - t0;
 				})()`, jsList(ids[:n])))
 				group := awaited(b, ctx, fmt.Sprintf(`(async () => {
-					const api = await import('/api.js');
+					const api = await import('/lib/api.js');
 					const t0 = performance.now();
 					const res = await api.decideGroup(%s.map((id) => ({ id, status: 'accepted' })));
 					if (res.decided !== %d) throw new Error(JSON.stringify(res).slice(0, 300));

@@ -91,7 +91,7 @@ func TestAuditQueue(t *testing.T) {
 		s.decide(id, "accepted")
 	}
 	policy := s.save("trust_policies", map[string]any{"organization": string(a.Org), "apiClient": store.FormatID(both),
-		"fields": []string{"name"}, "minConfidence": 90, "targetPrecision": 0.9, "minReviewed": 20, "auditRate": 1, "enabled": true})
+		"fields": []string{"name"}, "minConfidence": 90, "targetPrecision": 0.85, "minReviewed": 20, "auditRate": 1, "enabled": true})
 	ids := s.submit(a, "both",
 		proposal{"BULK-0021", 95, enrichment.Fields{Name: ptr("Twenty-one, by the policy")}},
 		proposal{"BULK-0022", 95, enrichment.Fields{Name: ptr("Twenty-two, by the policy")}})

@@ -9,8 +9,9 @@ import (
 )
 
 // TestTrustPolicySurvivesRestart: a client earns its trust policy through
-// reviewers' decisions on the real server; revisions stored just before the
-// server is killed with SIGKILL are accepted by the policy after the
+// reviewers' decisions on the real server, and its version's probation
+// ends with 20 audits a reviewer confirms; revisions stored just before
+// the server is killed with SIGKILL are accepted by the policy after the
 // restart, within seconds.
 func TestTrustPolicySurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
@@ -20,7 +21,7 @@ func TestTrustPolicySurvivesRestart(t *testing.T) {
 	cli(t, dir, "superuser", "upsert", email, password)
 	var active []string
 	for _, sku := range cat.skus {
-		if cat.active[sku] && len(active) < 1020 {
+		if cat.active[sku] && len(active) < 1120 {
 			active = append(active, sku)
 		}
 	}
@@ -52,14 +53,15 @@ func TestTrustPolicySurvivesRestart(t *testing.T) {
 	}
 	p := pbJSON(http.MethodPost, srv.base+"/api/collections/trust_policies/records", token, map[string]any{
 		"organization": orgID, "apiClient": client.Items[0].ID, "fields": []string{"name"}, "minConfidence": 80,
-		"minReviewed": 20, "enabled": true})
+		"minReviewed": 20, "targetPrecision": 0.85, "enabled": true})
 	var policy struct{ ID, State string }
 	if p.status != 200 || json.Unmarshal(p.body, &policy) != nil || policy.State != "active" {
 		t.Fatalf("create the policy: %d %s", p.status, p.body)
 	}
+	endProbation(t, srv.base, token, key, items(active[20:120], 90))
 
 	// stored, then killed before the policy could take them all
-	a = send(http.MethodPost, srv.base+submissionsPath, key, items(active[20:], 90))
+	a = send(http.MethodPost, srv.base+submissionsPath, key, items(active[120:], 90))
 	killed := time.Now()
 	_ = srv.cmd.Process.Kill()
 	<-srv.done
@@ -90,9 +92,38 @@ func TestTrustPolicySurvivesRestart(t *testing.T) {
 	if err := db.QueryRow(`SELECT COUNT(*) FROM revisions WHERE status = 'accepted' AND decidedBy = 'policy' AND policy = ?`, policy.ID).Scan(&byPolicy); err != nil {
 		t.Fatal(err)
 	}
-	if n := pending(); n > 0 || byPolicy != 1000 {
-		t.Fatalf("after the restart: %d pending, %d accepted by the policy, want 0 and 1000", n, byPolicy)
+	if n := pending(); n > 0 || byPolicy != 1100 {
+		t.Fatalf("after the restart: %d pending, %d accepted by the policy, want 0 and 1100 (100 of probation, 1000 after the restart)", n, byPolicy)
 	}
 	t.Logf("decided after the restart within %s", time.Since(started).Round(100*time.Millisecond))
 	restarted.stop()
+}
+
+// endProbation submits body (100 proposals of a model version the policy
+// accepts) and confirms the policy's audits as they come, until 20 are
+// closed: the version's probation is over, and the policy no longer waits
+// for people.
+func endProbation(t *testing.T, base, token, key string, body []byte) {
+	t.Helper()
+	if a := send(http.MethodPost, base+submissionsPath, key, body); a.status != 200 {
+		t.Fatalf("probation's submission: %d %s", a.status, tail(string(a.body)))
+	}
+	closed := 0
+	for deadline := time.Now().Add(60 * time.Second); closed < 20; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d audits closed in 60 s, want 20", closed)
+		}
+		var audits struct{ Items []struct{ ID int64 } }
+		a := pbJSON(http.MethodGet, base+"/api/enrichment/review/audits?pageSize=100", token, nil)
+		if a.status != 200 || json.Unmarshal(a.body, &audits) != nil {
+			t.Fatalf("audits: %d %s", a.status, a.body)
+		}
+		for _, it := range audits.Items {
+			r := pbJSON(http.MethodPost, fmt.Sprintf("%s/api/enrichment/review/audits/%d", base, it.ID), token, map[string]string{"audit": "confirmed"})
+			if r.status != 200 {
+				t.Fatalf("confirm audit %d: %d %s", it.ID, r.status, r.body)
+			}
+			closed++
+		}
+	}
 }

@@ -26,6 +26,9 @@ const (
 	// version2Release is Version 2 (the review loop closes, webhooks, the
 	// change feed), the last commit before Version 3's work.
 	version2Release = "c00ac232525e2da46c0faf5f4d624962318210ea"
+	// version3Release is Version 3 (review at the speed of trust: trust
+	// policies, audits, rollback), the last commit before Version 4's work.
+	version3Release = "f0d1e14687fa46db7bdf7eeffa13753b4ae0382c"
 )
 
 // buildRelease builds the binary of a commit of this repository into the

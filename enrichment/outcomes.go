@@ -5,7 +5,7 @@ import "slices"
 // States of a revision's fields and attributes, as GET /revisions and
 // webhook payloads report them, from what the revision recorded.
 
-// Further outcomes of finer decisions.
+// Further outcomes of decisions per field and attribute.
 const (
 	OutcomeCorrected     = "corrected"      // applied with the reviewer's correction instead of the proposed value
 	OutcomePartlyApplied = "partly_applied" // attributes: some proposed attributes were applied, not all
@@ -149,4 +149,20 @@ func (r Recorded) closedOutcome() string {
 		return OutcomeSuperseded
 	}
 	return OutcomePending
+}
+
+// AppliedFields are the fields an accepted revision applied, in API order:
+// the approved ones, or every proposed one when none was named; none
+// unless the revision is accepted.
+func (r Recorded) AppliedFields() []string {
+	out := []string{}
+	if r.Status != StatusAccepted {
+		return out
+	}
+	for _, name := range r.Proposed {
+		if len(r.Approved) == 0 || slices.Contains(r.Approved, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }

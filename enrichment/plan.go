@@ -14,6 +14,10 @@ const BulkAcceptMinConfidence = 80
 // decision decides.
 const MaxPlanRevisions = 5000
 
+// MaxFilterRevisions bounds the revisions a group decision by the queue's
+// filters decides in one request.
+const MaxFilterRevisions = 10000
+
 // Contender is a revision as a group accept weighs it.
 type Contender struct {
 	ID         int64

@@ -2,15 +2,15 @@ package enrichment
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"strings"
 )
 
-// Trust policies as rules of values (docs/review.md): when a vendor's
-// measured record earns automatic acceptance, which revisions a policy
-// accepts, and when its audits suspend it. The store measures and reads;
-// these functions decide.
+// Trust policies as rules of values (docs/review.md): a policy's ranges and
+// which revisions it may accept. When its measured record earns automatic
+// acceptance and when its audits withdraw it are in trust_statistics.go,
+// the probation of model versions in probation.go. The store measures and
+// reads; these functions decide.
 
 // Trust policy states; the service alone sets them.
 const (
@@ -52,10 +52,6 @@ const (
 	MaxMinConfidence       = 100
 	// MeasureDays is how far back a policy's measurement reaches.
 	MeasureDays = 90
-	// AuditWindow closed audits, the newest, judge a policy once at least
-	// MinClosedAudits of them exist.
-	AuditWindow     = 50
-	MinClosedAudits = 10
 )
 
 // TrustPolicy is what the rules need of a stored policy.
@@ -109,87 +105,6 @@ func (p TrustPolicy) FieldsMask() int {
 		}
 	}
 	return m
-}
-
-// TrustCount is a number of revisions decided by people with the same
-// proposed fields and the same fields applied without correction (masks of
-// places in EnrichableFields): one group of a policy's measurement.
-type TrustCount struct {
-	Proposed, Clean, N int
-}
-
-// Measurement is a policy's measured record.
-type Measurement struct {
-	Reviewed int // revisions that proposed a field among the policy's
-	Decided  int // their fields among the policy's, decided
-	Clean    int // of those, applied without correction
-}
-
-// Precision is the share of decided fields applied without correction; 0
-// when none was decided.
-func (m Measurement) Precision() float64 {
-	if m.Decided == 0 {
-		return 0
-	}
-	return float64(m.Clean) / float64(m.Decided)
-}
-
-// Measure adds up the groups for a policy on fieldsMask: each revision
-// that proposed one of its fields counts once, each such field once.
-func Measure(fieldsMask int, groups []TrustCount) Measurement {
-	var m Measurement
-	for _, g := range groups {
-		proposed := g.Proposed & fieldsMask
-		if proposed == 0 {
-			continue
-		}
-		m.Reviewed += g.N
-		m.Decided += g.N * bits.OnesCount(uint(proposed))
-		m.Clean += g.N * bits.OnesCount(uint(g.Clean&proposed))
-	}
-	return m
-}
-
-// Earned is the state p's measurement gives it, with the reason: suspended
-// stays suspended while p is enabled; a disabled policy is learning.
-func Earned(p TrustPolicy, m Measurement) (state, reason string) {
-	switch {
-	case p.State == PolicySuspended && p.Enabled:
-		return PolicySuspended, ""
-	case !p.Enabled:
-		return PolicyLearning, "Disabled: the policy accepts nothing."
-	case m.Reviewed < p.MinReviewed:
-		return PolicyLearning, fmt.Sprintf("%d reviewed revisions measured in the last %d days; %d are needed.", m.Reviewed, MeasureDays, p.MinReviewed)
-	case m.Precision() < p.TargetPrecision:
-		return PolicyLearning, fmt.Sprintf("Measured precision %s over %d reviewed revisions is below the target %s.",
-			percent(m.Precision()), m.Reviewed, percent(p.TargetPrecision))
-	}
-	return PolicyActive, fmt.Sprintf("Measured precision %s over %d reviewed revisions meets the target %s.",
-		percent(m.Precision()), m.Reviewed, percent(p.TargetPrecision))
-}
-
-// Suspends tells whether a policy's closed audits, newest first, suspend
-// it: when at least MinClosedAudits of the newest AuditWindow exist and the
-// confirmed share among them is below target. reason says why.
-func Suspends(closed []string, target float64) (bool, string) {
-	if len(closed) > AuditWindow {
-		closed = closed[:AuditWindow]
-	}
-	if len(closed) < MinClosedAudits {
-		return false, ""
-	}
-	confirmed := 0
-	for _, a := range closed {
-		if a == AuditConfirmed {
-			confirmed++
-		}
-	}
-	share := float64(confirmed) / float64(len(closed))
-	if share >= target {
-		return false, ""
-	}
-	return true, fmt.Sprintf("Suspended: %d of the last %d closed audits were confirmed (%s), below the target %s. Disable and enable the policy to resume.",
-		confirmed, len(closed), percent(share), percent(target))
 }
 
 // Candidate is what the acting rule needs of a pending revision.

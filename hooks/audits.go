@@ -24,7 +24,10 @@ import (
 // stamps who closed it when. Only app (the transaction) is used.
 func closesAudit(app core.App, stored, rev *core.Record) (bool, error) {
 	to, from := rev.GetString("audit"), stored.GetString("audit")
-	if to == from {
+	// note: an update that leaves the audit as it read it closes nothing,
+	// even when a policy accepted the revision (and drew it for audit)
+	// since: it is a decision, refused as final
+	if to == from || to == rev.Original().GetString("audit") {
 		return false, nil
 	}
 	if from != enrichment.AuditPending {
@@ -66,31 +69,43 @@ func auditError(code, message, detail string) error {
 }
 
 // afterAudit applies what closing rev's audit does, in the transaction that
-// saved it: a reverted one is rolled back (revertAudited), then the
-// policy's closed audits may suspend it (enrichment.Suspends).
+// saved it: a reverted one is rolled back (revertAudited); the audit is
+// counted in the trust counters (store.CountAudit); then the policy's
+// audits closed since it became active may suspend it (judgePolicy).
 func afterAudit(app core.App, rev *core.Record) error {
-	if rev.GetString("audit") == enrichment.AuditReverted {
+	confirmed := rev.GetString("audit") == enrichment.AuditConfirmed
+	if !confirmed {
 		if err := revertAudited(app, rev); err != nil {
 			return err
 		}
+	}
+	st := store.New(app)
+	if err := st.Trust().CountAudit(enrichment.Org(rev.GetString("organization")), rev.Id, confirmed, clock.Now(app)); err != nil {
+		return err
 	}
 	id := rev.GetString("policy")
 	if id == "" {
 		return nil
 	}
-	st := store.New(app)
+	return judgePolicy(app, st, id)
+}
+
+// judgePolicy suspends an enabled policy that is not suspended when its
+// audits closed since it last became active withdraw it
+// (enrichment.Withdraws).
+func judgePolicy(app core.App, st *store.Store, id string) error {
 	p, err := st.Trust().FindPolicy(id)
 	if err != nil {
 		return err
 	}
-	if !p.Enabled || p.State == enrichment.PolicySuspended {
+	if !p.Enabled || p.State == enrichment.PolicySuspended || p.ActivatedAt.IsZero() {
 		return nil
 	}
-	closed, err := st.Trust().ClosedAudits(id, p.EnabledAt.Time())
+	closed, err := st.Trust().ClosedAudits(id, p.ActivatedAt.Time())
 	if err != nil {
 		return err
 	}
-	if suspend, reason := enrichment.Suspends(closed, p.TargetPrecision); suspend {
+	if suspend, reason := enrichment.Withdraws(closed, p.TargetPrecision); suspend {
 		return SuspendPolicy(app, id, reason, clock.Now(app))
 	}
 	return nil

@@ -75,7 +75,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 			return err
 		}
 		r := core.NewRecord(c)
-		r.Load(map[string]any{"organization": string(org), "apiClient": store.FormatID(f.A.Clients["submit"]), "fields": []string{"name"}})
+		r.Load(map[string]any{"organization": string(org), "apiClient": store.FormatID(f.A.Clients["submit"]), "fields": []string{"name"}, "auditRate": 0.05})
 		err = app.Save(r)
 		policy = r.Id
 		return err

@@ -18,6 +18,7 @@ func Register(app core.App) {
 	hideFromEveryone(app, schema.Webhooks, "secret") // sealed, and still never shown
 	registerProducts(app)
 	registerRevisions(app)
+	registerRevisionReview(app)
 	registerTrustPolicies(app)
 }
 

@@ -1,8 +1,11 @@
 package hooks
 
 import (
+	"encoding/json/v2"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/clock"
@@ -18,7 +21,8 @@ import (
 
 // policyServiceFields are the trust policy fields the service alone sets:
 // what a request sends for them is ignored.
-var policyServiceFields = []string{"state", "measuredPrecision", "measuredReviewed", "stateChangedAt", "stateReason", "enabledAt"}
+var policyServiceFields = []string{"state", "measuredPrecision", "measuredReviewed", "stateChangedAt", "stateReason", "enabledAt",
+	"precisionLowerBound", "activatedAt", "probation"}
 
 // registerTrustPolicies keeps trust policies (docs/review.md) within their
 // rules for every save: the dashboard, the records API and Go code alike.
@@ -31,6 +35,14 @@ func registerTrustPolicies(app core.App) {
 		Func: func(e *core.RecordRequestEvent) error {
 			for _, name := range policyServiceFields {
 				e.Record.Set(name, nil)
+			}
+			// note: auditRate left out takes the default; sent as 0 it is refused
+			info, err := e.RequestInfo()
+			if err != nil {
+				return err
+			}
+			if rate, sent := info.Body["auditRate"]; !sent || rate == nil {
+				e.Record.Set("auditRate", enrichment.DefaultAuditRate)
 			}
 			return e.Next()
 		},
@@ -57,8 +69,7 @@ func registerTrustPolicies(app core.App) {
 	app.OnRecordDelete(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentKeepDecidingPolicies",
 		Func: func(e *core.RecordEvent) error {
-			if organizationExists(e.App, e.Record.GetString("organization")) &&
-				decidedAny(e.App, e.Record.GetString("organization"), e.Record.Id) {
+			if organizationExists(e.App, e.Record.GetString("organization")) && decidedAny(e.App, e.Record.GetString("organization"), e.Record.Id) {
 				return router.NewBadRequestError("This policy decided revisions, which name it: disable it instead of deleting it.", nil)
 			}
 			return e.Next()
@@ -78,12 +89,14 @@ func decidedAny(app core.App, org, policy string) bool {
 	return err != nil || decided
 }
 
-// checkPolicy fills the defaults of a policy's numbers (0 or absent takes
-// the default) and refuses, naming the fields, values outside their ranges
-// and a client or template of another organization.
+// checkPolicy fills the defaults of a policy's targetPrecision and
+// minReviewed (0 or absent takes the default; auditRate's default is the
+// create request's, and 0 is out of its range) and refuses, naming the
+// fields, values outside their ranges and a client or template of another
+// organization.
 func checkPolicy(app core.App, rec *core.Record) error {
 	defaults := map[string]float64{"targetPrecision": enrichment.DefaultTargetPrecision,
-		"minReviewed": enrichment.DefaultMinReviewed, "auditRate": enrichment.DefaultAuditRate}
+		"minReviewed": enrichment.DefaultMinReviewed}
 	for name, value := range defaults {
 		if rec.GetFloat(name) == 0 {
 			rec.Set(name, value)
@@ -136,10 +149,10 @@ func policyOf(rec *core.Record) enrichment.TrustPolicy {
 		AuditRate: rec.GetFloat("auditRate"), Enabled: rec.GetBool("enabled"), State: rec.GetString("state")}
 }
 
-// RefreshPolicy brings a policy record's measurement and state up to date
-// at now (enrichment.Earned), without saving it; changed tells whether it
-// changed. A state change stamps stateChangedAt; enabling stamps enabledAt
-// (audits closed before it no longer count towards a suspension).
+// RefreshPolicy brings a policy record's measurement, state and probation
+// up to date at now (enrichment.Earned), without saving it; changed tells
+// whether it changed. A state change stamps stateChangedAt, becoming
+// active activatedAt; enabling stamps enabledAt.
 func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool, err error) {
 	p := policyOf(rec)
 	wasEnabled := !rec.IsNew() && rec.Original().GetBool("enabled")
@@ -152,22 +165,30 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 			p.State = enrichment.PolicyLearning
 		}
 	}
-	m, err := store.New(app).Trust().Measure(store.Policy{Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
-		Template: rec.GetString("template"), TrustPolicy: p}, now)
+	if p.Enabled && wasEnabled && p.State != enrichment.PolicySuspended && suspendedMeanwhile(app, rec.Id) {
+		p.State = enrichment.PolicySuspended // note: a record read before an audit suspended it does not lift the suspension
+	}
+	st := store.New(app)
+	stored := store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
+		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
+	m, err := st.Trust().Measure(stored, now)
 	if err != nil {
 		return false, err
 	}
-	precision := math.Round(m.Precision()*10000) / 10000
-	if rec.GetFloat("measuredPrecision") != precision || rec.GetInt("measuredReviewed") != m.Reviewed {
-		rec.Set("measuredPrecision", precision)
-		rec.Set("measuredReviewed", m.Reviewed)
-		changed = true
-	}
+	changed = setNumber(rec, "measuredPrecision", round4(m.Precision())) || changed
+	changed = setNumber(rec, "measuredReviewed", float64(m.Reviewed)) || changed
+	changed = setNumber(rec, "precisionLowerBound", round4(m.LowerBound())) || changed
 	state, reason := enrichment.Earned(p, m)
 	if state != rec.GetString("state") {
 		rec.Set("state", state)
 		if err := setTime(rec, "stateChangedAt", now); err != nil {
 			return false, err
+		}
+		if state == enrichment.PolicyActive {
+			if err := setTime(rec, "activatedAt", now); err != nil {
+				return false, err
+			}
+			stored.ActivatedAt = rec.GetDateTime("activatedAt")
 		}
 		changed = true
 	}
@@ -175,7 +196,68 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 		rec.Set("stateReason", reason)
 		changed = true
 	}
+	probation, err := versionsOnProbation(st, stored, state)
+	if err != nil {
+		return false, err
+	}
+	raw, err := json.Marshal(probation)
+	if err != nil {
+		return false, fmt.Errorf("encode the probation of trust policy %s: %w", rec.Id, err)
+	}
+	if !sameValue(rec.Get("probation"), types.JSONRaw(raw)) {
+		rec.Set("probation", types.JSONRaw(raw))
+		changed = true
+	}
 	return changed, nil
+}
+
+// suspendedMeanwhile tells whether the stored policy id is suspended now.
+func suspendedMeanwhile(app core.App, id string) bool {
+	stored, err := store.New(app).Trust().FindPolicy(id)
+	return err == nil && stored.State == enrichment.PolicySuspended
+}
+
+// ProbationEntry is one model version on probation under an active
+// policy, as the policy's probation field lists it.
+type ProbationEntry struct {
+	Version string `json:"version"` // "NAME VERSION", or "none"
+	enrichment.VersionTally
+}
+
+// versionsOnProbation lists the model versions an active policy accepted
+// from since it became active that are still on probation, by version;
+// none unless the policy is active.
+func versionsOnProbation(st *store.Store, p store.Policy, state string) ([]ProbationEntry, error) {
+	out := []ProbationEntry{}
+	if state != enrichment.PolicyActive || p.ID == "" {
+		return out, nil
+	}
+	tallies, err := st.Trust().VersionTallies(p)
+	if err != nil {
+		return nil, err
+	}
+	for v, t := range tallies {
+		if t.OnProbation() {
+			out = append(out, ProbationEntry{Version: v.String(), VersionTally: *t})
+		}
+	}
+	slices.SortFunc(out, func(a, b ProbationEntry) int { return strings.Compare(a.Version, b.Version) })
+	return out, nil
+}
+
+// setNumber sets rec's number field to value unless it holds it already,
+// and tells whether it changed.
+func setNumber(rec *core.Record, field string, value float64) bool {
+	if rec.GetFloat(field) == value {
+		return false
+	}
+	rec.Set(field, value)
+	return true
+}
+
+// round4 rounds a share to four places, as the policies show it.
+func round4(x float64) float64 {
+	return math.Round(x*10000) / 10000
 }
 
 // SuspendPolicy suspends a policy record with the reason, at now, if it is

@@ -17,15 +17,15 @@ import (
 // The trust policies' worker (docs/review.md): every second it lets each
 // active policy accept its client's qualifying pending revisions, what
 // each step reads as one set of decisions (store.DecideChosenSet: every
-// decision's rules and effects, decidedBy "policy"); every ten seconds it
+// decision's rules and effects, decidedBy "policy"); every two seconds it
 // brings every policy's measurement and state up to date. It keeps nothing
 // but cursors in memory: after a restart it reads the pending revisions
 // from the first, so one stored before a crash is decided after it.
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
-	TrustTick    = time.Second      // how often active policies act
-	TrustRefresh = 10 * time.Second // how often measurements and states are brought up to date
+	TrustTick    = time.Second     // how often active policies act
+	TrustRefresh = 2 * time.Second // how often measurements and states are brought up to date: a person deciding is not kept waiting on activation
 	// note: what a step reads it accepts in one transaction: under a load of
 	// writers, each transaction first waits its turn for SQLite's writer
 	trustScan        = 2000  // new pending revisions read per policy and step
@@ -160,10 +160,20 @@ func (t *Trust) refresh(now time.Time) {
 		return
 	}
 	for _, rec := range records {
-		changed, err := hooks.RefreshPolicy(t.app, rec, now)
-		if err == nil && changed {
-			err = t.app.Save(rec)
-		}
+		// note: read again and saved in one transaction, which holds the
+		// only writer: an audit's close that suspends the policy meanwhile
+		// is never overwritten by a state read before it
+		err := t.app.RunInTransaction(func(tx core.App) error {
+			fresh, err := tx.FindRecordById(schema.TrustPolicies, rec.Id)
+			if err != nil {
+				return err
+			}
+			changed, err := hooks.RefreshPolicy(tx, fresh, now)
+			if err == nil && changed {
+				err = tx.Save(fresh)
+			}
+			return err
+		})
 		if err != nil {
 			t.app.Logger().Error("enrichment: measure trust policy", "policy", rec.Id, "error", err.Error())
 		}
@@ -233,7 +243,9 @@ func (t *Trust) accept(p store.Policy, ids []string) int {
 }
 
 // acceptSet accepts, in one transaction, those of ids that p still
-// qualifies; it returns how many it accepted and why any was refused.
+// qualifies and the probation of their model versions lets through
+// (enrichment.VersionTally.Take, which also draws the audits); it returns
+// how many it accepted and why any was refused.
 func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, error) {
 	who := store.SetDecider{Policy: p.ID}
 	outcomes, err := store.New(t.app).Review().DecideChosenSet(p.Org, who, t.Now(), func(tx *store.Store) ([]store.SetDecision, error) {
@@ -242,14 +254,27 @@ func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, 
 			return nil, err
 		}
 		qualifying, err := tx.Trust().StillQualifying(current, ids)
+		if err != nil || len(qualifying) == 0 {
+			return nil, err
+		}
+		tallies, err := tx.Trust().VersionTallies(current)
 		if err != nil {
 			return nil, err
 		}
-		slices.SortFunc(qualifying, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) }) // numeric ids in order
-		ds := make([]store.SetDecision, len(qualifying))
-		for i, id := range qualifying {
-			ds[i] = store.SetDecision{Revision: id, Decision: enrichment.Decision{Status: enrichment.StatusAccepted},
-				Audit: t.Draw() < current.AuditRate}
+		slices.SortFunc(qualifying, func(a, b store.Qualifying) int { // numeric ids in order
+			return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), cmp.Compare(a.ID, b.ID))
+		})
+		ds := make([]store.SetDecision, 0, len(qualifying))
+		for _, q := range qualifying {
+			tally := tallies[q.Version]
+			if tally == nil {
+				tally = &enrichment.VersionTally{}
+				tallies[q.Version] = tally
+			}
+			accept, audit := tally.Take(t.Draw(), current.AuditRate)
+			if accept {
+				ds = append(ds, store.SetDecision{Revision: q.ID, Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: audit})
+			}
 		}
 		return ds, nil
 	})

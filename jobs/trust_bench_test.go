@@ -104,10 +104,11 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 	}
 	if mode != "none" {
 		earnPolicy(t, app, st, org, client, skus[:20])
+		endProbation(t, app, st, org, client, skus[20:120])
 	}
 	// the trickle's products are set apart, so the writers never compete
 	// with it or supersede it
-	trickle, skus := skus[20:2020], skus[2020:]
+	trickle, skus := skus[120:2120], skus[2120:]
 	worker := jobs.NewTrust(app)
 	worker.Start()
 	defer worker.Stop()
@@ -205,6 +206,39 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 	return rate
 }
 
+// endProbation has the policy accept proposals of client on skus and a
+// person confirm its audits until 20 are closed: the probation of its
+// version (none: the bench sends no model) is over before the load.
+func endProbation(t *testing.T, app core.App, st *store.Store, org enrichment.Org, client int64, skus []string) {
+	batch := make([]enrichment.Proposal, len(skus))
+	for i, sku := range skus {
+		confidence, name := 95, "Probation title for "+sku
+		batch[i] = enrichment.Proposal{SKU: sku, Confidence: &confidence}
+		batch[i].Fields.Name = &name
+	}
+	if _, err := st.Proposals().Submit(org, client, batch, store.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	worker := jobs.NewTrust(app)
+	for closed, round := 0, 0; closed < enrichment.ProbationAudits; round++ {
+		if round > 100 {
+			t.Fatalf("%d audits closed, want %d", closed, enrichment.ProbationAudits)
+		}
+		worker.Step()
+		audits, err := app.FindRecordsByFilter(schema.Revisions, "audit = 'pending'", "", 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rev := range audits {
+			rev.Set("audit", enrichment.AuditConfirmed)
+			if err := app.Save(rev); err != nil {
+				t.Fatal(err)
+			}
+			closed++
+		}
+	}
+}
+
 // earnPolicy has people accept 20 proposals of client and creates its
 // active policy on name and description at confidence 80.
 func earnPolicy(t *testing.T, app core.App, st *store.Store, org enrichment.Org, client int64, skus []string) {
@@ -234,7 +268,7 @@ func earnPolicy(t *testing.T, app core.App, st *store.Store, org enrichment.Org,
 	}
 	p := core.NewRecord(col)
 	for k, v := range map[string]any{"organization": string(org), "apiClient": store.FormatID(client),
-		"fields": []string{"name", "description"}, "minConfidence": 80, "minReviewed": 20, "targetPrecision": 0.9, "enabled": true} {
+		"fields": []string{"name", "description"}, "minConfidence": 80, "minReviewed": 20, "targetPrecision": 0.85, "auditRate": 0.05, "enabled": true} {
 		p.Set(k, v)
 	}
 	if err := app.Save(p); err != nil {

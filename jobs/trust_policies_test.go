@@ -68,6 +68,8 @@ func TestTrustPolicyRecords(t *testing.T) {
 		{`"minReviewed":19`, "minReviewed", "Must be a whole number of at least 20."},
 		{`"auditRate":1.5`, "auditRate", "Must be from 0.01 to 1."},
 		{`"auditRate":0.001`, "auditRate", "Must be from 0.01 to 1."},
+		{`"auditRate":0`, "auditRate", "Must be from 0.01 to 1."}, // never the default
+		{`"auditRate":-0.5`, "auditRate", "Must be from 0.01 to 1."},
 	} {
 		rec := w.send(http.MethodPost, records, `{`+base+`,`+c.body+`}`)
 		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"`+c.field+`":{"code":"validation_out_of_range","message":"`) ||

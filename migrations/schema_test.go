@@ -37,7 +37,7 @@ func TestDeleteOrganization(t *testing.T) {
 		t.Fatal(err)
 	}
 	policy := core.NewRecord(policies)
-	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": store.FormatID(f.A.Clients["submit"]), "fields": []string{"name"}})
+	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": store.FormatID(f.A.Clients["submit"]), "fields": []string{"name"}, "auditRate": 0.05})
 	if err := app.Save(policy); err != nil {
 		t.Fatal(err)
 	}

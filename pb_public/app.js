@@ -1,22 +1,22 @@
 // The reviewers' page: sign-in, the views (queue and overview), the address
 // of the revision shown, decisions held for an undo, and the keyboard.
 // Everything goes through PocketBase's auth and records API and the
-// reviewers' routes (api.js); the vocabulary is read once, at sign-in.
+// reviewers' routes (lib/api.js); the vocabulary is read once, at sign-in.
 // At a load with a remembered sign-in, the first view's reads are sent at
 // once (api.readAhead); the live updates start once the queue is drawn, and
 // the other views' code is read when they are first shown.
-import * as api from './api.js';
-import * as more from './more.js';
-import { $, message, warmDates } from './dom.js';
-import * as queue from './queue.js';
-import * as revision from './revision.js';
-import * as outbox from './outbox.js';
-import * as group from './group.js';
-import * as shortcuts from './shortcuts.js';
-import * as bulk from './bulk.js';
-import { initZoom } from './zoom.js';
-import { narrow, phoneBack, phoneOpen } from './phone.js';
-import * as together from './together.js';
+import * as api from './lib/api.js';
+import * as more from './views/more.js';
+import { $, message, warmDates } from './lib/dom.js';
+import * as queue from './views/queue.js';
+import * as revision from './views/revision.js';
+import * as outbox from './lib/outbox.js';
+import * as group from './views/group.js';
+import * as shortcuts from './lib/shortcuts.js';
+import * as bulk from './views/bulk.js';
+import { initZoom } from './lib/zoom.js';
+import { narrow, phoneBack, phoneOpen } from './lib/phone.js';
+import * as together from './views/together.js';
 
 const views = ['loading', 'signin', 'queue-view', 'overview-view', ...more.viewIds];
 let queueLoaded = false;
@@ -119,7 +119,7 @@ async function route() {
     $('#keys').hidden = true;
     let overviewModule;
     try {
-      overviewModule = await import('./overview.js');
+      overviewModule = await import('./views/overview.js');
     } catch (err) {
       outbox.say(`Could not load the overview: ${message(err)}`, { error: true });
       return;

@@ -50,7 +50,7 @@ func TestDecidedHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	policy := core.NewRecord(policies)
-	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": store.FormatID(f.A.Clients["both"]), "fields": []string{"name"}})
+	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": store.FormatID(f.A.Clients["both"]), "fields": []string{"name"}, "auditRate": 0.05})
 	if err := app.Save(policy); err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +78,9 @@ func TestDecidedHistory(t *testing.T) {
 			want:   []string{item(revs[0]), item(revs[1]), item(subm), item(auto), `"totalElements":4`, `"reviewer":{"kind":"reviewer","email":"ann@example.com"}`, `"decidedBy":"reviewer"`},
 			absent: []string{item(bRev), item(revs[2]), "olga@example.com"}},
 		{name: "reviewer=me", url: decidedURL + "?reviewer=me", token: ann, status: 200,
-			want: []string{item(revs[0]), `"totalElements":1`}, absent: []string{item(revs[1])}},
+			want: []string{item(revs[0]), `"applied":["name"]`, `"totalElements":1`}, absent: []string{item(revs[1])}},
 		{name: "reviewer=Bob's id", url: decidedURL + "?reviewer=" + bobID, token: ann, status: 200,
-			want: []string{item(revs[1]), `"status":"rejected"`, `"totalElements":1`}, absent: []string{item(revs[0])}},
+			want: []string{item(revs[1]), `"status":"rejected"`, `"applied":[]`, `"totalElements":1`}, absent: []string{item(revs[0])}},
 		{name: "a reviewer of B is not found", url: decidedURL + "?reviewer=" + otherID, token: ann, status: 404,
 			want: []string{"No such reviewer"}, absent: []string{item(bRev)}},
 		{name: "client", url: decidedURL + "?client=" + store.FormatID(f.A.Clients["submit"]), token: ann, status: 200,

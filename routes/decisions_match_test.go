@@ -93,8 +93,8 @@ func TestRecordsAPIMatchesTheGroupRoute(t *testing.T) {
 			ORDER BY client`},
 		{"model counters", `SELECT * FROM ` + schema.ModelCountsTable + ` WHERE organization = {:org} AND span = 'all'
 			ORDER BY client, model, version`},
-		{"trust counters", `SELECT client, template, confidence, proposed, clean, SUM(n) AS n FROM ` + schema.TrustCountsTable + `
-			WHERE organization = {:org} GROUP BY client, template, confidence, proposed, clean ORDER BY 1, 2, 3, 4, 5`},
+		{"trust counters", `SELECT client, template, confidence, counted, correct, SUM(n) AS n FROM ` + schema.TrustCountsTable + `
+			WHERE organization = {:org} GROUP BY client, template, confidence, counted, correct ORDER BY 1, 2, 3, 4, 5`},
 		{"webhook outbox", `SELECT webhook, event, revision FROM ` + schema.WebhookDeliveries + `
 			WHERE organization = {:org} ORDER BY event, revision`},
 		{"change feed", `SELECT DISTINCT product FROM ` + schema.ChangesTable + ` WHERE organization = {:org}

@@ -146,7 +146,7 @@ func play(t *testing.T, h http.Handler, cases []httpCase) {
 			continue
 		}
 		if c.want != "" && strings.Contains(c.url, metricsURL) {
-			body = withoutFieldMetrics(body) // per field: TestFinerDecisionsSeenByTheVendor, store's TestMetricCountersMatchARecount
+			body = withoutFieldMetrics(body) // per field: TestFieldDecisionsSeenByTheVendor, store's TestMetricCountersMatchARecount
 		}
 		if c.want != "" && body != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, body, c.want)

@@ -532,7 +532,7 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	policy := core.NewRecord(policies)
-	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": fmt.Sprint(f.A.Clients["both"]), "fields": []string{"name"}})
+	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": fmt.Sprint(f.A.Clients["both"]), "fields": []string{"name"}, "auditRate": 0.05})
 	if err := app.Save(policy); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -44,7 +45,16 @@ func reviewQueue(e *core.RequestEvent) error {
 // readQueueQuery reads the queue's filters, order and page; 400 naming the
 // first bad parameter.
 func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
-	values := e.Request.URL.Query()
+	q, errs := readQueueValues(e, e.Request.URL.Query())
+	if len(errs) > 0 {
+		return q, e.BadRequestError(firstMessage(errs), errs)
+	}
+	return q, nil
+}
+
+// readQueueValues reads the queue's parameters from values: its filters,
+// order and page, each bad one in errs under its name.
+func readQueueValues(e *core.RequestEvent, values url.Values) (store.QueueQuery, validation.Errors) {
 	errs := validation.Errors{}
 	q := store.QueueQuery{
 		Band: cmp.Or(values.Get("band"), store.BandAny),
@@ -85,8 +95,5 @@ func readQueueQuery(e *core.RequestEvent) (store.QueueQuery, error) {
 			q.Exclude = append(q.Exclude, id)
 		}
 	}
-	if len(errs) > 0 {
-		return q, e.BadRequestError(firstMessage(errs), errs)
-	}
-	return q, nil
+	return q, errs
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
 )
 
 const queueURL = "/api/enrichment/review/queue"
@@ -31,6 +32,10 @@ func TestReviewQueueTenancy(t *testing.T) {
 		}
 		ids[tenant.Org] = store.FormatID(*res[0].RevisionID)
 	}
+	// note: B alone requires a reason, so a queue that covers B says so
+	if _, err := app.DB().Update("organizations", dbx.Params{"requireReason": true}, dbx.HashExp{"id": string(f.B.Org)}).Execute(); err != nil {
+		t.Fatal(err)
+	}
 	super := fixture.SuperuserToken(t, app)
 	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
 	itemOf := func(org enrichment.Org) string { return `{"id":"` + ids[org] + `"` }
@@ -40,7 +45,7 @@ func TestReviewQueueTenancy(t *testing.T) {
 		{name: "no token", url: queueURL, status: 401},
 		{name: "an API key instead", url: queueURL, key: f.A.Keys["both"], status: 401},
 		{name: "reviewer of A", url: queueURL, token: reviewerA, status: 200,
-			want: []string{itemOf(f.A.Org), onlyA}, absent: []string{itemOf(f.B.Org)}},
+			want: []string{itemOf(f.A.Org), onlyA + `,"reasonRequired":false`}, absent: []string{itemOf(f.B.Org)}},
 		{name: "reviewer of A asking for B", url: queueURL + "?organization=" + string(f.B.Org), token: reviewerA, status: 404,
 			absent: []string{itemOf(f.B.Org)}},
 		{name: "reviewer of A naming B's client", url: queueURL + "?client=" + store.FormatID(f.B.Clients["both"]), token: reviewerA, status: 200,
@@ -48,9 +53,9 @@ func TestReviewQueueTenancy(t *testing.T) {
 		{name: "reviewer of A naming B's revision", url: queueURL + "?revision=" + ids[f.B.Org], token: reviewerA, status: 200,
 			want: []string{itemOf(f.A.Org)}, absent: []string{itemOf(f.B.Org)}},
 		{name: "superuser: every organization", url: queueURL, token: super, status: 200,
-			want: []string{itemOf(f.A.Org), itemOf(f.B.Org), `"totalElements":2`}},
+			want: []string{itemOf(f.A.Org), itemOf(f.B.Org), `"totalElements":2`, `"reasonRequired":true`}},
 		{name: "superuser: organization B", url: queueURL + "?organization=" + string(f.B.Org), token: super, status: 200,
-			want: []string{itemOf(f.B.Org)}, absent: []string{itemOf(f.A.Org)}},
+			want: []string{itemOf(f.B.Org), `"reasonRequired":true`}, absent: []string{itemOf(f.A.Org)}},
 		{name: "A's revision left out", url: queueURL + "?exclude=" + ids[f.A.Org], token: reviewerA, status: 200,
 			want: []string{`"items":[]`, `"totalElements":0`}},
 		{name: "a bad client", url: queueURL + "?client=x", token: reviewerA, status: 400, want: []string{`"client":{"code":"validation_invalid_id"`}},

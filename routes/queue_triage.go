@@ -71,6 +71,12 @@ func readTriageText(values url.Values, q *store.QueueQuery, errs validation.Erro
 			errs["brand"] = validation.NewError("validation_invalid_id", "must be a brand id")
 		}
 	}
+	for name, text := range map[string]*string{"model": &q.Model, "modelVersion": &q.ModelVersion} {
+		*text = values.Get(name)
+		if *text != "" && !enrichment.ValidModelText(*text) {
+			errs[name] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", enrichment.MaxModelTextLength))
+		}
+	}
 	for name, text := range map[string]*string{"category": &q.Category, "q": &q.Text} {
 		*text = strings.TrimSpace(values.Get(name))
 		if utf8.RuneCountInString(*text) > enrichment.MaxNameLength {

@@ -54,7 +54,7 @@ func TestRealtimeFollowsPolicies(t *testing.T) {
 	}
 	policy := core.NewRecord(policies)
 	policy.Load(map[string]any{"organization": string(f.A.Org), "apiClient": store.FormatID(f.A.Clients["both"]), "fields": []string{"name"},
-		"minConfidence": 80, "minReviewed": 20, "auditRate": 1, "enabled": true})
+		"minConfidence": 80, "minReviewed": 20, "targetPrecision": 0.85, "auditRate": 1, "enabled": true})
 	if err := app.Save(policy); err != nil || policy.GetString("state") != enrichment.PolicyActive {
 		t.Fatalf("policy %s: %v", policy.GetString("state"), err)
 	}

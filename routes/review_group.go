@@ -89,10 +89,17 @@ func readIDList(raw string) ([]int64, error) {
 }
 
 // decisionsRequest is a group decision: one decision per revision, made in
-// this order, each as a records API update of the revision would make it.
+// this order, each as a records API update of the revision would make it;
+// or, with filter, the rejection of every pending revision the queue's
+// filters select (review_filter.go).
 type decisionsRequest struct {
 	Decisions     []groupDecision `json:"decisions"`
 	StopOnFailure bool            `json:"stopOnFailure"` // a refusal stops the rest, which are skipped
+	// the queue's filter parameters, by name; with Status, Reason and Comment
+	Filter  map[string]any `json:"filter"`
+	Status  string         `json:"status"`
+	Reason  *string        `json:"reason"`
+	Comment *string        `json:"comment"`
 }
 
 // groupDecision is the decision on one revision: the fields a records API
@@ -199,6 +206,9 @@ func reviewDecisions(e *core.RequestEvent) error {
 	if err := readJSON(e, &req); err != nil {
 		return err
 	}
+	if req.Filter != nil {
+		return reviewDecisionsByFilter(e, orgs, req)
+	}
 	if err := req.validate(); err != nil {
 		errs := err.(validation.Errors)
 		return e.BadRequestError(firstMessage(errs), errs)
@@ -236,20 +246,25 @@ func reviewDecisions(e *core.RequestEvent) error {
 				return internalError(e, "decide a group", err)
 			}
 		}
-		for _, res := range results {
-			switch res.Outcome {
-			case outcomeDecided:
-				out.Decided++
-			case outcomeRefused:
-				out.Refused++
-				stopped = stopped || req.StopOnFailure
-			default:
-				out.Skipped++
-			}
-		}
-		out.Results = append(out.Results, results...)
+		out.add(results)
+		stopped = out.Refused > 0 && req.StopOnFailure
 	}
 	return e.JSON(http.StatusOK, out)
+}
+
+// add counts results and appends them.
+func (out *decisionsResponse) add(results []decisionResult) {
+	for _, res := range results {
+		switch res.Outcome {
+		case outcomeDecided:
+			out.Decided++
+		case outcomeRefused:
+			out.Refused++
+		default:
+			out.Skipped++
+		}
+	}
+	out.Results = append(out.Results, results...)
 }
 
 // decideRun decides a run of a group's decisions on org's revisions as one

@@ -167,4 +167,8 @@ const (
 	// IdxRevisionsPolicyAudits holds a policy's closed audits by closing
 	// time: the suspension rule's window.
 	IdxRevisionsPolicyAudits = "idx_revisions_policy_audits"
+	// IdxRevisionsPolicyDecided holds the revisions a policy decided by
+	// decision time: its model versions' probation since it became active
+	// (migrations/1795276700_trust_bounds.go).
+	IdxRevisionsPolicyDecided = "idx_revisions_policy_decided"
 )

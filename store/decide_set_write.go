@@ -99,8 +99,9 @@ func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied 
 }
 
 // countForTrust counts a person's decision on rev (of product p, nil when
-// gone) that did mask, for the trust policies' measurement; a policy's own
-// decisions are not counted. writeTrustDeltas writes the counts at finish.
+// gone) that did mask, for the trust policies' measurement: the fields the
+// person decided (enrichment.CountedFields), right when applied as
+// proposed; a policy's own decisions are not counted (their audits are). writeTrustDeltas writes the counts at finish.
 func (w *setWriter) countForTrust(rev *setRow, p *setProduct, mask enrichment.FieldMask) {
 	if w.who.Policy != "" {
 		return
@@ -113,7 +114,8 @@ func (w *setWriter) countForTrust(rev *setRow, p *setProduct, mask enrichment.Fi
 	if rev.Band != "" {
 		confidence = &rev.Confidence
 	}
-	w.trust.add(rev.Client, template, confidence, mask, w.now)
+	counted := enrichment.CountedFields(mask, decodeStrings(rev.Superseded))
+	w.trust.add(rev.Client, template, confidence, counted, mask.Clean(), w.now)
 }
 
 // jsonOrNull is v as JSON text, or NULL when it holds n = 0 entries.

@@ -44,6 +44,7 @@ type DecidedItem struct {
 	Reviewer       Decider       `json:"reviewer"`
 	Policy         string        `json:"policy"` // the trust policy that decided, "" for a person
 	ApprovedFields []string      `json:"approvedFields"`
+	Applied        []string      `json:"applied"` // the fields its acceptance applied, in API order; none unless accepted
 	Reason         string        `json:"reason"`
 	Comment        string        `json:"comment"`
 	Proposed       types.JSONRaw `json:"proposed"`
@@ -181,6 +182,8 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 			ReviewedAt: apiTime(r.ReviewedAt), DecidedBy: decidedOf(r), Reviewer: deciderOf(r.Reviewer), Policy: r.Policy,
 			ApprovedFields: decodeStrings(r.Approved), Reason: r.Reason, Comment: r.Comment, Proposed: r.Proposed,
 			APIClient: r.APIClient, Product: r.Product, Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}
+		proposed, _ := proposalNames(r.Proposed)
+		it.Applied = enrichment.Recorded{Status: r.Status, Proposed: proposed, Approved: it.ApprovedFields}.AppliedFields()
 		if r.ProductName != nil {
 			it.Expand.Product = &named{ID: r.Product, Name: *r.ProductName}
 		}

@@ -108,6 +108,9 @@ type named struct {
 type Queue struct {
 	enrichment.Page[QueueItem]
 	Bands []BandCount `json:"bands"` // enrichment.ConfidenceBands' order, then BandNone
+	// ReasonRequired: rejecting a revision of the queue needs a reason, as
+	// an organization it covers requires one (ReasonRequired)
+	ReasonRequired bool `json:"reasonRequired"`
 }
 
 // BandCount is how many revisions of the queue are in one band.
@@ -256,7 +259,11 @@ func (s *Review) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error)
 	if err := s.claimItems(orgs, items, q.Viewer, q.Now); err != nil {
 		return Queue{}, err
 	}
-	return Queue{Page: enrichment.NewPage(items, q.Page, q.PageSize, total), Bands: counts}, nil
+	reason, err := s.ReasonRequired(orgs)
+	if err != nil {
+		return Queue{}, err
+	}
+	return Queue{Page: enrichment.NewPage(items, q.Page, q.PageSize, total), Bands: counts, ReasonRequired: reason}, nil
 }
 
 // queueBands counts the queue's revisions per band (BandNone for those

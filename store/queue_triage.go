@@ -24,6 +24,9 @@ type Triage struct {
 	OlderThan int    // 0: any; else submitted at least this many days before Now
 	Issues    *bool  // nil: any; true: the checks found an issue; false: none
 	Text      string // "": any; else found in the SKU or the product's name, letter case aside
+	// Model keeps revisions of this model name; ModelVersion those of this
+	// model version (of any name unless Model is set); "": any
+	Model, ModelVersion string
 }
 
 // validJSON is a JSON column read as a list, '[]' when empty or not JSON
@@ -91,6 +94,12 @@ func triageWhere(t Triage, now time.Time, where []string, params dbx.Params) []s
 			issues = "NOT " + issues
 		}
 		where = append(where, issues)
+	}
+	for name, value := range map[string]string{"name": t.Model, "version": t.ModelVersion} {
+		if value != "" {
+			params["triageModel_"+name] = value
+			where = append(where, `json_valid([[model]]) AND json_extract([[model]], '$.`+name+`') = {:triageModel_`+name+`}`)
+		}
 	}
 	if t.Text != "" {
 		params["triageText"] = "%" + likeEscaper.Replace(t.Text) + "%"

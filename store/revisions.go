@@ -172,6 +172,11 @@ func (r revisionRow) decidedBy() string {
 // outcomes lists each proposed field and each proposed attribute with
 // what became of it (enrichment.Outcomes).
 func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
+	return enrichment.Outcomes(r.recorded())
+}
+
+// recorded is what the revision recorded about its proposal and its fate.
+func (r revisionRow) recorded() enrichment.Recorded {
 	corrected, _ := enrichment.ParseObject("corrections", r.Corrections)
 	proposed, proposedAttributes := proposalNames(r.Proposed)
 	rec := enrichment.Recorded{Status: r.Status, Proposed: proposed,
@@ -183,7 +188,7 @@ func (r revisionRow) outcomes() (fields, attributes enrichment.FieldOutcomes) {
 	for key := range corrected {
 		rec.Corrected = append(rec.Corrected, key)
 	}
-	return enrichment.Outcomes(rec)
+	return rec
 }
 
 // jsonObjectOrNull is a stored JSON object as the API shows it: null when

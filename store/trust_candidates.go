@@ -26,13 +26,21 @@ type candidateRow struct {
 	Proposed   types.JSONRaw `db:"proposed"`
 	Issues     int           `db:"issues"`
 	Competing  bool          `db:"competing"`
+	Model      types.JSONRaw `db:"model"`
+}
+
+// Qualifying is a pending revision a policy accepts, with its model
+// version (whose probation may still hold it back).
+type Qualifying struct {
+	ID      string
+	Version enrichment.ModelVersion
 }
 
 // candidateSQL selects a client's pending revisions with the facts of the
 // acting rule; the caller adds the rest of the WHERE clause.
 // note: the competition test joins the two proposals' keys, so only fields
 // both propose (with a value) count
-var candidateSQL = `SELECT r.[[id]], r.[[confidence]], r.[[confidenceBand]], COALESCE(p.[[attributeTemplate]], '') AS [[template]],
+var candidateSQL = `SELECT r.[[id]], r.[[confidence]], r.[[confidenceBand]], r.[[model]], COALESCE(p.[[attributeTemplate]], '') AS [[template]],
 	r.[[proposed]], COALESCE(CASE WHEN json_valid(r.[[issues]]) THEN json_array_length(r.[[issues]]) END, 0) AS [[issues]],
 	EXISTS (SELECT 1 FROM {{revisions}} o INDEXED BY ` + schema.IdxRevisionsProduct + `
 		WHERE o.[[product]] = r.[[product]] AND o.[[status]] = 'pending' AND o.[[apiClient]] != r.[[apiClient]]
@@ -65,9 +73,9 @@ func (s *Trust) Candidates(p Policy, after int64, limit int) (accept []string, l
 }
 
 // StillQualifying returns those of ids (pending revisions of p's client)
-// that p accepts now, in the order given: the check made again in the
-// transaction that accepts them.
-func (s *Trust) StillQualifying(p Policy, ids []string) ([]string, error) {
+// that p accepts now, in the order given, with their model versions: the
+// check made again in the transaction that accepts them.
+func (s *Trust) StillQualifying(p Policy, ids []string) ([]Qualifying, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -82,14 +90,16 @@ func (s *Trust) StillQualifying(p Policy, ids []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check revisions for trust policy %s: %w", p.ID, err)
 	}
-	ok := make(map[string]bool, len(rows))
+	ok := make(map[string]enrichment.ModelVersion, len(rows))
 	for _, r := range rows {
-		ok[r.ID] = qualifies(p, r)
+		if qualifies(p, r) {
+			ok[r.ID] = versionOf(r.Model)
+		}
 	}
-	var out []string
+	var out []Qualifying
 	for _, id := range ids {
-		if ok[id] {
-			out = append(out, id)
+		if v, found := ok[id]; found {
+			out = append(out, Qualifying{ID: id, Version: v})
 		}
 	}
 	return out, nil
@@ -109,4 +119,10 @@ func qualifies(p Policy, r candidateRow) bool {
 	}
 	ok, _ := enrichment.Qualifies(c)
 	return ok
+}
+
+// versionOf is the model version of a stored model (none when absent).
+func versionOf(raw types.JSONRaw) enrichment.ModelVersion {
+	key := storedModel(raw)
+	return enrichment.ModelVersion{Name: key.name, Version: key.version}
 }

@@ -1,0 +1,112 @@
+package routes_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
+)
+
+// submittedBy stores items of a model version through the submissions
+// route with key and returns their revision ids.
+func submittedBy(t *testing.T, h http.Handler, key, model string, items ...string) []string {
+	t.Helper()
+	name, version, _ := strings.Cut(model, "/")
+	res := request(h, http.MethodPost, submitURL, key,
+		`{"model":{"name":"`+name+`","version":"`+version+`"},"items":[`+strings.Join(items, ",")+`]}`)
+	if res.Code != 200 {
+		t.Fatalf("submit: %d %s", res.Code, res.Body)
+	}
+	var ids []string
+	for _, r := range decode[[]result](t, res.Body.Bytes()) {
+		if r.RevisionID == nil {
+			t.Fatalf("not stored: %s", res.Body)
+		}
+		ids = append(ids, store.FormatID(*r.RevisionID))
+	}
+	return ids
+}
+
+// The queue's model and modelVersion filters, and a group decision by the
+// queue's filters: one request rejects every pending revision they select,
+// of the organizations the identity reviews, and answers how many it
+// decided; bad filters are 400 naming them.
+func TestReviewDecisionsByFilter(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
+	super := fixture.SuperuserToken(t, app)
+	good := submittedBy(t, h, f.A.Keys["both"], "sim/1", `{"sku":"BULK-0001","name":"One"}`, `{"sku":"BULK-0002","name":"Two"}`)
+	bad := submittedBy(t, h, f.A.Keys["both"], "sim/2", `{"sku":"BULK-0003","name":"Three"}`, `{"sku":"BULK-0004","name":"Four"}`,
+		`{"sku":"BULK-0005","name":"Five"}`)
+	other := submittedBy(t, h, f.A.Keys["submit"], "other/2", `{"sku":"BULK-0006","name":"Six"}`)
+	ofB := submittedBy(t, h, f.B.Keys["both"], "sim/2", `{"sku":"SKU-1","name":"B's"}`)
+	client := store.FormatID(f.A.Clients["both"])
+	queue := "/api/enrichment/review/queue?pageSize=10&"
+	reject := func(filter string) string {
+		return `{"status":"rejected","reason":"inaccurate","comment":"A bad version.","filter":` + filter + `}`
+	}
+
+	checkReviewerCases(t, h, []reviewerCase{
+		{name: "queue of model sim 2", url: queue + "model=sim&modelVersion=2", token: reviewerA, status: 200,
+			want: []string{`"totalElements":3`, `"id":"` + bad[0] + `"`}, absent: []string{`"id":"` + good[0] + `"`, `"id":"` + ofB[0] + `"`}},
+		{name: "queue of version 2 of any model", url: queue + "modelVersion=2", token: reviewerA, status: 200, want: []string{`"totalElements":4`}},
+		{name: "queue of model sim", url: queue + "model=sim", token: reviewerA, status: 200, want: []string{`"totalElements":5`}},
+		{name: "queue of an unknown model", url: queue + "model=nobody", token: reviewerA, status: 200, want: []string{`"totalElements":0`}},
+		{name: "a model name too long", url: queue + "model=" + strings.Repeat("m", 101), token: reviewerA, status: 400,
+			want: []string{`"model":{"code":"validation_length_too_long"`}},
+		{name: "no token", method: http.MethodPost, url: decisionsURL, body: reject(`{"model":"sim"}`), status: 401},
+		{name: "an API key instead", method: http.MethodPost, url: decisionsURL, key: f.A.Keys["both"], body: reject(`{"model":"sim"}`), status: 401},
+		{name: "accept by filter", method: http.MethodPost, url: decisionsURL, token: reviewerA,
+			body: `{"status":"accepted","filter":{"model":"sim"}}`, status: 400, want: []string{`"status":{"code":"validation_in_invalid"`}},
+		{name: "filter and decisions", method: http.MethodPost, url: decisionsURL, token: reviewerA,
+			body: `{"status":"rejected","filter":{"model":"sim"},"decisions":[{"id":"` + bad[0] + `","status":"rejected"}]}`, status: 400,
+			want: []string{`"decisions":{"code":"validation_not_both"`}},
+		{name: "a paging parameter", method: http.MethodPost, url: decisionsURL, token: reviewerA, body: reject(`{"page":2}`), status: 400,
+			want: []string{`"filter.page":{"code":"validation_unknown_filter"`}},
+		{name: "a bad client", method: http.MethodPost, url: decisionsURL, token: reviewerA, body: reject(`{"client":"x"}`), status: 400,
+			want: []string{`"filter.client":{"code":"validation_invalid_id"`}},
+		{name: "an object as a value", method: http.MethodPost, url: decisionsURL, token: reviewerA, body: reject(`{"model":{"name":"sim"}}`), status: 400,
+			want: []string{`"filter.model":{"code":"validation_invalid_type"`}},
+		{name: "a bad reason", method: http.MethodPost, url: decisionsURL, token: reviewerA,
+			body: `{"status":"rejected","reason":"spite","filter":{"model":"sim","modelVersion":"2"}}`, status: 200,
+			want: []string{`"decided":0,"refused":3,"skipped":0`}},
+	})
+
+	// the bad version of one client, in one request
+	res := requestAuth(h, http.MethodPost, decisionsURL, reviewerA, reject(`{"client":"`+client+`","model":"sim","modelVersion":"2"}`))
+	if res.Code != 200 || !strings.Contains(res.Body.String(), `"decided":3,"refused":0,"skipped":0`) {
+		t.Fatalf("reject sim 2 by filter: %d %.500s", res.Code, res.Body)
+	}
+	for _, c := range []struct {
+		ids  []string
+		want string
+	}{{bad, "rejected"}, {good, "pending"}, {other, "pending"}, {ofB, "pending"}} {
+		for _, id := range c.ids {
+			r, err := app.FindRecordById("revisions", id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.GetString("status") != c.want {
+				t.Errorf("revision %s: %s, want %s", id, r.GetString("status"), c.want)
+			}
+			if c.want == "rejected" && (r.GetString("reason") != "inaccurate" || r.GetString("comment") != "A bad version." ||
+				r.GetString("decidedBy") != "reviewer" || !strings.HasPrefix(r.GetString("reviewer"), "reviewer:")) {
+				t.Errorf("revision %s decided as %v", id, r.FieldsData())
+			}
+		}
+	}
+	// again: nothing left to select
+	if res := requestAuth(h, http.MethodPost, decisionsURL, reviewerA, reject(`{"model":"sim","modelVersion":"2"}`)); !strings.Contains(res.Body.String(), `"decided":0,"refused":0,"skipped":0,"results":[]`) {
+		t.Errorf("again: %d %.300s", res.Code, res.Body)
+	}
+	// a superuser's filter spans the organizations: B's sim 2 is the last one
+	if res := requestAuth(h, http.MethodPost, decisionsURL, super, reject(`{"modelVersion":"2","model":"sim"}`)); !strings.Contains(res.Body.String(), `"decided":1,`) ||
+		!strings.Contains(res.Body.String(), `"id":"`+ofB[0]+`"`) {
+		t.Errorf("a superuser's filter: %d %.300s", res.Code, res.Body)
+	}
+}
