@@ -93,7 +93,7 @@ func seedPending(b testing.TB, s *service, n int) string {
 			batch = append(batch, enrichment.Proposal{SKU: sku, Confidence: &confidence,
 				Fields: enrichment.Fields{Name: &name, Description: &description}})
 		}
-		if _, err := st.Submit(tenant.Org, tenant.Clients["both"], batch, store.SubmitOptions{}); err != nil {
+		if _, err := st.Proposals().Submit(tenant.Org, tenant.Clients["both"], batch, store.SubmitOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

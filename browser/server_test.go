@@ -193,7 +193,7 @@ func (s *service) submit(tenant fixture.Tenant, kind string, items ...proposal) 
 		}
 		ps = append(ps, p)
 	}
-	results, err := store.New(s.app).Submit(tenant.Org, tenant.Clients[kind], ps, store.SubmitOptions{})
+	results, err := store.New(s.app).Proposals().Submit(tenant.Org, tenant.Clients[kind], ps, store.SubmitOptions{})
 	if err != nil {
 		s.t.Fatalf("submit: %v", err)
 	}

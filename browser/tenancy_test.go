@@ -100,7 +100,7 @@ func TestOverview(t *testing.T) {
 		}
 	}
 	// note: the reviewedAt set by hand went around the store's counters
-	if err := store.New(s.app).RecountMetrics(a.Org); err != nil {
+	if err := store.New(s.app).Metrics().RecountMetrics(a.Org); err != nil {
 		t.Fatal(err)
 	}
 	s.addReviewer(a.Org, "ann@alpha.example")

@@ -187,7 +187,7 @@ func (s *service) waitClaim(id, email string) {
 	s.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		claim, err := store.New(s.app).ClaimOf(s.f.A.Org, id)
+		claim, err := store.New(s.app).Review().ClaimOf(s.f.A.Org, id)
 		if err != nil {
 			s.t.Fatal(err)
 		}

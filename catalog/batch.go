@@ -2,19 +2,17 @@ package catalog
 
 import (
 	"fmt"
-
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // batchKeys is what a batch knows while it is placed: the stored rows its
 // keys name (as they are before the batch is written), and its own
 // products by key and the stored products they update, so far.
 type batchKeys struct {
-	bySKU   map[string][]*store.StoredProduct // lowest id first
-	byExt   map[string][]*store.StoredProduct // lowest id first
-	skus    map[string][]int                  // SKU → the batch's products with it
-	exts    map[string]int                    // externalId → the batch's product with it
-	targets map[int64]int                     // stored product → the batch's product that updates it
+	bySKU   map[string][]*StoredProduct // lowest id first
+	byExt   map[string][]*StoredProduct // lowest id first
+	skus    map[string][]int            // SKU → the batch's products with it
+	exts    map[string]int              // externalId → the batch's product with it
+	targets map[int64]int               // stored product → the batch's product that updates it
 }
 
 // lookUp finds the stored rows that the batch's SKUs, variant masters and
@@ -35,7 +33,7 @@ func (im *importer) lookUp() (*batchKeys, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &batchKeys{bySKU: map[string][]*store.StoredProduct{}, byExt: map[string][]*store.StoredProduct{},
+	b := &batchKeys{bySKU: map[string][]*StoredProduct{}, byExt: map[string][]*StoredProduct{},
 		skus: map[string][]int{}, exts: map[string]int{}, targets: map[int64]int{}}
 	for i := range rows {
 		r := &rows[i]
@@ -49,7 +47,7 @@ func (im *importer) lookUp() (*batchKeys, error) {
 
 // place checks product k of the batch against the file so far and the
 // stored products, and finds the stored product it updates (nil: none).
-func (im *importer) place(b *batchKeys, k int) (*store.StoredProduct, error) {
+func (im *importer) place(b *batchKeys, k int) (*StoredProduct, error) {
 	byExt, err := im.placeExternalID(b, k)
 	if err != nil {
 		return nil, err
@@ -73,7 +71,7 @@ func (im *importer) place(b *batchKeys, k int) (*store.StoredProduct, error) {
 
 // placeExternalID refuses product k's externalId when the file already
 // had it, and returns the stored product that has it (nil: none).
-func (im *importer) placeExternalID(b *batchKeys, k int) (*store.StoredProduct, error) {
+func (im *importer) placeExternalID(b *batchKeys, k int) (*StoredProduct, error) {
 	q := &im.batch[k]
 	ext := q.p.ExternalID
 	if ext == "" {
@@ -130,7 +128,7 @@ func (im *importer) checkTemplate(k int) error {
 // (byExt), or by SKU when it has none; a product with a new externalId
 // adopts the stored product of its SKU if that is the only one and has no
 // externalId yet. It also returns the stored products with k's SKU.
-func (im *importer) match(b *batchKeys, k int, byExt *store.StoredProduct) (sp *store.StoredProduct, stored []*store.StoredProduct, err error) {
+func (im *importer) match(b *batchKeys, k int, byExt *StoredProduct) (sp *StoredProduct, stored []*StoredProduct, err error) {
 	q := &im.batch[k]
 	stored = im.storedHolders(b, q.p.SKU, false)
 	switch {
@@ -151,7 +149,7 @@ func (im *importer) match(b *batchKeys, k int, byExt *store.StoredProduct) (sp *
 
 // target records that product k updates sp, refused when another product
 // of the file updates it already.
-func (im *importer) target(b *batchKeys, k int, sp *store.StoredProduct) error {
+func (im *importer) target(b *batchKeys, k int, sp *StoredProduct) error {
 	if sp == nil {
 		return nil
 	}
@@ -174,7 +172,7 @@ func (im *importer) target(b *batchKeys, k int, sp *store.StoredProduct) error {
 // SKU (all of stored but sp and those the batch updates): shared if both
 // have an externalId, else claimed, and refused at the end unless the file
 // updates them.
-func (im *importer) noteOtherHolders(b *batchKeys, k int, sp *store.StoredProduct, stored []*store.StoredProduct) {
+func (im *importer) noteOtherHolders(b *batchKeys, k int, sp *StoredProduct, stored []*StoredProduct) {
 	q := &im.batch[k]
 	for _, h := range stored {
 		switch _, updated := b.targets[h.ID]; {
@@ -210,8 +208,8 @@ func (im *importer) firstHolder(b *batchKeys, sku string) (fileProduct, bool) {
 
 // storedHolders are the stored rows that have sku and are no product of the
 // file written so far; untargeted leaves out those the batch updates.
-func (im *importer) storedHolders(b *batchKeys, sku string, untargeted bool) []*store.StoredProduct {
-	var out []*store.StoredProduct
+func (im *importer) storedHolders(b *batchKeys, sku string, untargeted bool) []*StoredProduct {
+	var out []*StoredProduct
 	for _, r := range b.bySKU[sku] {
 		if _, ok := im.seen[r.ID]; ok {
 			continue
@@ -268,7 +266,7 @@ func (im *importer) master(b *batchKeys, k int, ids []int64) (id int64, certain 
 // claimMasters notes the stored products that the batch makes variants
 // while stored variants name them as master: refused at the end unless the
 // file updates those variants too.
-func (im *importer) claimMasters(b *batchKeys, stored []*store.StoredProduct) error {
+func (im *importer) claimMasters(b *batchKeys, stored []*StoredProduct) error {
 	var masters []int64
 	at := map[int64]int{}
 	for k, sp := range stored {
@@ -280,7 +278,7 @@ func (im *importer) claimMasters(b *batchKeys, stored []*store.StoredProduct) er
 	if len(masters) == 0 {
 		return nil
 	}
-	variants, err := im.s.ImportVariantsOf(im.org, masters)
+	variants, err := im.tables.ImportVariantsOf(im.org, masters)
 	if err != nil {
 		return err
 	}
@@ -297,7 +295,7 @@ func (im *importer) claimMasters(b *batchKeys, stored []*store.StoredProduct) er
 
 // row completes the row of a queued product: its id and template (the
 // attributes link to its options).
-func (im *importer) row(q *decoded, id int64, stored *store.StoredProduct) {
+func (im *importer) row(q *decoded, id int64, stored *StoredProduct) {
 	p, row := &q.p, &q.row
 	row.ID, row.Stored = id, stored != nil
 	if stored != nil && row.ExternalID == "" {

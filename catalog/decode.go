@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // The file is read on its own goroutine, which never touches the database:
@@ -60,7 +59,7 @@ type rawItem struct {
 type decoded struct {
 	p           Product
 	index, line int
-	row         store.ImportProductRow
+	row         ImportProductRow
 	content     digest
 	// set by the importer: the options of the product's template, and the
 	// attributes when they are not the file's (accepted ones kept)
@@ -329,7 +328,7 @@ func (it rawItem) semanticError(raw []byte, err error) error {
 // render prepares the fields of the row that do not depend on the
 // database; buf is scratch space, returned for reuse.
 func render(p Product, i, line int, buf []byte) (decoded, []byte, error) {
-	item := decoded{p: p, index: i, line: line, row: store.ImportProductRow{
+	item := decoded{p: p, index: i, line: line, row: ImportProductRow{
 		SKU: p.SKU, ExternalID: p.ExternalID, GTIN: p.GTIN, Name: p.Name, Slug: p.Slug, Desc: p.Description,
 		Active: active(p.Active),
 	}}

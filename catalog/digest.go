@@ -50,7 +50,7 @@ func appendFlag(b []byte, v bool) []byte {
 
 // contentDigest digests the fields of r that the file gives as they are;
 // buf is scratch space, returned for reuse.
-func contentDigest(buf []byte, r *store.ImportProductRow) (digest, []byte) {
+func contentDigest(buf []byte, r *ImportProductRow) (digest, []byte) {
 	b := append(buf[:0], digestVersion)
 	for _, s := range []string{r.SKU, r.GTIN, r.Name, r.Slug, r.Desc, r.Categories, r.Images, r.Files} {
 		b = appendField(b, s)
@@ -68,7 +68,7 @@ func contentDigest(buf []byte, r *store.ImportProductRow) (digest, []byte) {
 // (given as attrs, or as the file's with options by name when attrs is nil).
 // note: attributes are digested as they are, not as JSON, so an unchanged
 // product's attributes are never rendered.
-func linkedDigest(buf []byte, content digest, r *store.ImportProductRow,
+func linkedDigest(buf []byte, content digest, r *ImportProductRow,
 	attrs []enrichment.StoredAttribute, file []Attribute, options map[string]int64) (digest, []byte) {
 	b := append(buf[:0], content[:]...)
 	b = appendField(b, r.ExternalID)
@@ -125,7 +125,7 @@ func sameHash(stored, file string, remembers bool) bool {
 
 // storedHash is the digest of a stored row, its JSON fields brought into
 // the form the import writes them in.
-func storedHash(r store.ImportProductRow) string {
+func storedHash(r ImportProductRow) string {
 	attrs, ok := decodeStoredAttributes(r.Attributes)
 	if !ok {
 		return "" // unreadable: equal to nothing the import writes

@@ -31,7 +31,7 @@ type acceptedChanges struct {
 // keepAccepted applies the accepted values on record for a stored product
 // (values, with current its stored row) to the row the file gives it, and
 // reports whether it kept any.
-func (im *importer) keepAccepted(q *decoded, current store.ImportProductRow, values []store.AcceptedValue) bool {
+func (im *importer) keepAccepted(q *decoded, current ImportProductRow, values []store.AcceptedValue) bool {
 	currentAttrs, _ := decodeStoredAttributes(current.Attributes)
 	var keptAttrs []string
 	kept := false
@@ -76,7 +76,7 @@ func (im *importer) keepAccepted(q *decoded, current store.ImportProductRow, val
 
 // valuesOf returns the product's current value and the file's value of
 // what v describes; nil for an attribute that is absent.
-func (im *importer) valuesOf(v store.AcceptedValue, q *decoded, current store.ImportProductRow,
+func (im *importer) valuesOf(v store.AcceptedValue, q *decoded, current ImportProductRow,
 	currentAttrs []enrichment.StoredAttribute) (now, file *string) {
 	switch v.Field {
 	case "name":
@@ -137,8 +137,8 @@ func sameValue(a, b *string) bool {
 // writeAccepted forgets the accepted values that no longer hold and marks
 // the revisions' fields that the file overwrote.
 func (im *importer) writeAccepted() error {
-	if err := im.s.ForgetAcceptedValues(im.org, im.accepted.forget); err != nil {
+	if err := im.s.Catalog().ForgetAcceptedValues(im.org, im.accepted.forget); err != nil {
 		return err
 	}
-	return im.s.MarkOverwritten(im.org, im.accepted.overwritten, im.now)
+	return im.s.Catalog().MarkOverwritten(im.org, im.accepted.overwritten, im.now)
 }

@@ -48,7 +48,7 @@ func mustImport(t *testing.T, app core.App, org enrichment.Org, file string, opt
 // newClient adds an API client of org that proposes.
 func newClient(t *testing.T, app core.App, org enrichment.Org) int64 {
 	t.Helper()
-	id, err := store.New(app).CreateClient(org, store.NewClient{Name: "vendor", Scopes: []string{enrichment.ScopeSubmit},
+	id, err := store.New(app).Accounts().CreateClient(org, store.NewClient{Name: "vendor", Scopes: []string{enrichment.ScopeSubmit},
 		KeyHash: strings.Repeat(fmt.Sprint(len(org)%10), 64), KeyPrefix: "cek_test"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func newClient(t *testing.T, app core.App, org enrichment.Org) int64 {
 // it returns the revision's id.
 func accept(t *testing.T, app core.App, org enrichment.Org, client int64, sku string, fields enrichment.Fields) string {
 	t.Helper()
-	res, err := store.New(app).Submit(org, client, []enrichment.Proposal{{SKU: sku, Fields: fields}}, store.SubmitOptions{})
+	res, err := store.New(app).Proposals().Submit(org, client, []enrichment.Proposal{{SKU: sku, Fields: fields}}, store.SubmitOptions{})
 	if err != nil || res[0].RevisionID == nil {
 		t.Fatalf("submit %s: %+v %v", sku, res, err)
 	}
@@ -79,7 +79,7 @@ func accept(t *testing.T, app core.App, org enrichment.Org, client int64, sku st
 // outcomes are the per-field outcomes client's vendor sees, by revision id.
 func outcomes(t *testing.T, app core.App, org enrichment.Org, client int64) map[string]string {
 	t.Helper()
-	page, err := store.New(app).ClientRevisions(org, client, store.RevisionQuery{PageSize: 100})
+	page, err := store.New(app).Proposals().ClientRevisions(org, client, store.RevisionQuery{PageSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // see docs/catalog-format.md ("Export").
 func Export(app core.App, org enrichment.Org, w io.Writer, format string) (int, error) {
 	s := store.New(app)
-	ok, err := s.OrgExists(org)
+	ok, err := s.Accounts().OrgExists(org)
 	if err != nil {
 		return 0, err
 	}
@@ -27,7 +27,7 @@ func Export(app core.App, org enrichment.Org, w io.Writer, format string) (int, 
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var n int
-	err = s.ReadCatalog(org, func(r *store.CatalogReader) error {
+	err = (&tables{app: app}).ReadCatalog(org, func(r *CatalogReader) error {
 		var err error
 		switch format {
 		case "", FormatJSON:
@@ -50,7 +50,7 @@ func Export(app core.App, org enrichment.Org, w io.Writer, format string) (int, 
 
 // exportJSON writes the catalog file: the templates, then one product a
 // line.
-func exportJSON(r *store.CatalogReader, w *bufio.Writer) (int, error) {
+func exportJSON(r *CatalogReader, w *bufio.Writer) (int, error) {
 	templates, err := r.Templates()
 	if err != nil {
 		return 0, err
@@ -74,7 +74,7 @@ func exportJSON(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 		return 0, err
 	}
 	n := 0
-	err = r.Products(false, func(page []store.CatalogProduct) error {
+	err = r.Products(false, func(page []CatalogProduct) error {
 		for _, sp := range page {
 			p, err := exportProduct(sp, names, brands)
 			if err != nil {
@@ -104,7 +104,7 @@ func writeJSONItem(w *bufio.Writer, i int, v any) error {
 }
 
 // exportProduct is a stored product as the catalog file gives it.
-func exportProduct(sp store.CatalogProduct, templates map[int64]string, brands map[int64]store.CatalogBrand) (Product, error) {
+func exportProduct(sp CatalogProduct, templates map[int64]string, brands map[int64]CatalogBrand) (Product, error) {
 	active := sp.Active
 	p := Product{
 		SKU: sp.SKU, ExternalID: sp.ExternalID, GTIN: sp.GTIN, Name: sp.Name, Slug: sp.Slug, Description: sp.Description,

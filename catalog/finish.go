@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // finish writes the last batch, then checks and writes what needed the
@@ -52,10 +50,10 @@ func (im *importer) checkClaims() error {
 
 // holders returns the products that have each of skus, as the file left
 // them, by SKU.
-func (im *importer) holders(skus []string) (map[string][]store.StoredProduct, error) {
-	out := map[string][]store.StoredProduct{}
+func (im *importer) holders(skus []string) (map[string][]StoredProduct, error) {
+	out := map[string][]StoredProduct{}
 	for start := 0; start < len(skus); start += batchSize {
-		rows, err := im.s.ImportProductsByKeys(im.org, skus[start:min(start+batchSize, len(skus))], nil)
+		rows, err := im.tables.ImportProductsByKeys(im.org, skus[start:min(start+batchSize, len(skus))], nil)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +65,7 @@ func (im *importer) holders(skus []string) (map[string][]store.StoredProduct, er
 }
 
 // isVariant says whether a product is a variant once the file is written.
-func (im *importer) isVariant(p store.StoredProduct) bool {
+func (im *importer) isVariant(p StoredProduct) bool {
 	if fp, inFile := im.seen[p.ID]; inFile {
 		return fp.variant // its row may not be linked yet
 	}
@@ -88,7 +86,7 @@ func (im *importer) linkVariants() error {
 	if err != nil {
 		return err
 	}
-	var fixes []store.ImportVariantLink
+	var fixes []ImportVariantLink
 	for _, l := range im.links {
 		path := fieldPath(l.index, "variantMaster")
 		hs := holders[l.master]
@@ -105,11 +103,11 @@ func (im *importer) linkVariants() error {
 				Msg: fmt.Sprintf("product %q is itself a variant, so it cannot be a master", l.master)}
 		}
 		if master := hs[0].ID; master != l.written {
-			fixes = append(fixes, store.ImportVariantLink{ID: l.id, Master: master, Hash: rowHash(l.linked, master, l.shopify)})
+			fixes = append(fixes, ImportVariantLink{ID: l.id, Master: master, Hash: rowHash(l.linked, master, l.shopify)})
 			im.rewritten(l.outcome)
 		}
 	}
-	return im.s.SetImportVariantMasters(im.org, fixes, im.now)
+	return im.tables.SetImportVariantMasters(im.org, fixes, im.now)
 }
 
 // checkStoredVariants refuses a file that changes the master of a stored
@@ -140,7 +138,7 @@ func (im *importer) checkStoredVariants() error {
 	var first *Error
 	firstIndex := 0
 	for start := 0; start < len(masters); start += batchSize {
-		variants, err := im.s.ImportVariantsOf(im.org, masters[start:min(start+batchSize, len(masters))])
+		variants, err := im.tables.ImportVariantsOf(im.org, masters[start:min(start+batchSize, len(masters))])
 		if err != nil {
 			return err
 		}
@@ -162,7 +160,7 @@ func (im *importer) checkStoredVariants() error {
 // by holders, and the index of the product of the file at fault: the
 // variant if the file has it, else the master, else the first product of
 // the file with that SKU.
-func (im *importer) sharedMasterError(v store.StoredProduct, sku string, holders []store.StoredProduct) (int, *Error) {
+func (im *importer) sharedMasterError(v StoredProduct, sku string, holders []StoredProduct) (int, *Error) {
 	if fp, inFile := im.seen[v.ID]; inFile {
 		return int(fp.index), &Error{Path: fieldPath(int(fp.index), "variantMaster"), Line: int(fp.line),
 			Msg: fmt.Sprintf("SKU %q is shared by several products, so it cannot name a variant master", sku)}
@@ -198,11 +196,11 @@ func (im *importer) linkEarlyTemplates() error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := im.s.ImportStoredRows(im.org, ids)
+	rows, err := im.tables.ImportStoredRows(im.org, ids)
 	if err != nil {
 		return err
 	}
-	var relinks []store.ImportRelink
+	var relinks []ImportRelink
 	for _, e := range im.early {
 		row, ok := rows[e.id]
 		if !ok || !im.grown[e.template] {
@@ -218,17 +216,17 @@ func (im *importer) linkEarlyTemplates() error {
 			continue
 		}
 		row.Template, row.Attributes = t.ID, text
-		relinks = append(relinks, store.ImportRelink{ID: e.id, Template: t.ID, Attributes: text, Hash: storedHash(row)})
+		relinks = append(relinks, ImportRelink{ID: e.id, Template: t.ID, Attributes: text, Hash: storedHash(row)})
 		im.rewritten(e.outcome)
 	}
-	return im.s.RelinkImportProducts(im.org, relinks, im.now)
+	return im.tables.RelinkImportProducts(im.org, relinks, im.now)
 }
 
 // deactivateMissing deactivates the organization's active products that
 // the file does not contain.
 func (im *importer) deactivateMissing() error {
 	var ids []int64
-	err := im.s.EachActiveImportProduct(im.org, func(id int64) {
+	err := im.tables.EachActiveImportProduct(im.org, func(id int64) {
 		if _, inFile := im.seen[id]; !inFile {
 			ids = append(ids, id)
 		}
@@ -236,7 +234,7 @@ func (im *importer) deactivateMissing() error {
 	if err != nil {
 		return err
 	}
-	if err := im.s.DeactivateImportProducts(im.org, ids, im.now); err != nil {
+	if err := im.tables.DeactivateImportProducts(im.org, ids, im.now); err != nil {
 		return err
 	}
 	im.res.Deactivated = len(ids)

@@ -28,7 +28,7 @@ func (im *importer) flush() error {
 	if err != nil {
 		return err
 	}
-	write := make([]store.ImportProductRow, 0, len(im.batch))
+	write := make([]ImportProductRow, 0, len(im.batch))
 	for k := range im.batch {
 		out, err := im.settle(b, k, ids, stored[k], known)
 		if err != nil {
@@ -43,8 +43,8 @@ func (im *importer) flush() error {
 
 // placeAll places every product of the batch: the stored product each
 // updates, nil for the new ones.
-func (im *importer) placeAll(b *batchKeys) ([]*store.StoredProduct, error) {
-	stored := make([]*store.StoredProduct, len(im.batch))
+func (im *importer) placeAll(b *batchKeys) ([]*StoredProduct, error) {
+	stored := make([]*StoredProduct, len(im.batch))
 	for k := range im.batch {
 		sp, err := im.place(b, k)
 		if err != nil {
@@ -58,7 +58,7 @@ func (im *importer) placeAll(b *batchKeys) ([]*store.StoredProduct, error) {
 // number gives every product of the batch its id, before any is written,
 // so that a master anywhere in the batch is known: a stored product keeps
 // its own, the new ones get ids reserved in one go.
-func (im *importer) number(stored []*store.StoredProduct) ([]int64, error) {
+func (im *importer) number(stored []*StoredProduct) ([]int64, error) {
 	fresh := 0
 	for _, sp := range stored {
 		if sp == nil {
@@ -68,7 +68,7 @@ func (im *importer) number(stored []*store.StoredProduct) ([]int64, error) {
 	next := int64(0)
 	if fresh > 0 {
 		var err error
-		if next, err = im.s.ReserveImportIDs("products", fresh); err != nil {
+		if next, err = im.tables.ReserveImportIDs("products", fresh); err != nil {
 			return nil, err
 		}
 	}
@@ -88,11 +88,11 @@ func (im *importer) number(stored []*store.StoredProduct) ([]int64, error) {
 // without a digest) or to keep accepted values in.
 type storedState struct {
 	accepted map[int64][]store.AcceptedValue
-	rows     map[int64]store.ImportProductRow
+	rows     map[int64]ImportProductRow
 }
 
 // readStored reads the storedState of the batch's stored products.
-func (im *importer) readStored(stored []*store.StoredProduct) (storedState, error) {
+func (im *importer) readStored(stored []*StoredProduct) (storedState, error) {
 	var st storedState
 	if im.enriched {
 		var matched []int64
@@ -102,7 +102,7 @@ func (im *importer) readStored(stored []*store.StoredProduct) (storedState, erro
 			}
 		}
 		var err error
-		if st.accepted, err = im.s.AcceptedValues(im.org, matched); err != nil {
+		if st.accepted, err = im.s.Catalog().AcceptedValues(im.org, matched); err != nil {
 			return storedState{}, err
 		}
 	}
@@ -112,7 +112,7 @@ func (im *importer) readStored(stored []*store.StoredProduct) (storedState, erro
 			read = append(read, sp.ID)
 		}
 	}
-	rows, err := im.s.ImportStoredRows(im.org, read)
+	rows, err := im.tables.ImportStoredRows(im.org, read)
 	if err != nil {
 		return storedState{}, err
 	}
@@ -124,7 +124,7 @@ func (im *importer) readStored(stored []*store.StoredProduct) (storedState, erro
 // stored product it updates), keeps the accepted values on record, and
 // says whether it is created, updated or unchanged; the row is ready to
 // write unless unchanged.
-func (im *importer) settle(b *batchKeys, k int, ids []int64, sp *store.StoredProduct, known storedState) (outcome, error) {
+func (im *importer) settle(b *batchKeys, k int, ids []int64, sp *StoredProduct, known storedState) (outcome, error) {
 	q := &im.batch[k]
 	im.row(q, ids[k], sp)
 	master, certain, err := im.linkMaster(b, k, ids)
@@ -166,7 +166,7 @@ func (im *importer) linkMaster(b *batchKeys, k int, ids []int64) (int64, bool, e
 // it (no stored product), leave it (the stored digest, or the stored row
 // when it has none, is the same; a missing digest is then written), or
 // update it.
-func (im *importer) compare(q *decoded, sp *store.StoredProduct, known storedState) (outcome, error) {
+func (im *importer) compare(q *decoded, sp *StoredProduct, known storedState) (outcome, error) {
 	switch {
 	case sp == nil:
 		return created, nil
@@ -197,7 +197,7 @@ func (im *importer) deferChecks(q *decoded, out outcome, master int64, certain b
 // writeBatch writes the rows that differ, records the new ones in the
 // change feed, remembers the batch's products as the file's, and empties
 // the batch.
-func (im *importer) writeBatch(write []store.ImportProductRow, ids []int64) error {
+func (im *importer) writeBatch(write []ImportProductRow, ids []int64) error {
 	// note: the writer records the new products in the change feed, which
 	// no trigger sees
 	if err := im.writer.Write(write); err != nil {

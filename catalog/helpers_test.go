@@ -56,7 +56,7 @@ func newApp(tb testing.TB) *tests.TestApp {
 
 func newOrg(tb testing.TB, app core.App, name string) enrichment.Org {
 	tb.Helper()
-	id, err := store.New(app).CreateOrg(name)
+	id, err := store.New(app).Accounts().CreateOrg(name)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -78,15 +78,15 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 	bar := newProgress(opts.Progress, opts.Size)
 	var res Result
 	err := app.RunInTransaction(func(txApp core.App) error {
-		s := store.New(txApp)
-		ok, err := s.OrgExists(org)
+		s, t := store.New(txApp), &tables{app: txApp}
+		ok, err := s.Accounts().OrgExists(org)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		return s.WithoutMemoryMap(func() error {
+		return t.WithoutMemoryMap(func() error {
 			// decode on other goroutines while this one loads and writes
 			events, done := make(chan event, 16), make(chan struct{})
 			d := &decoder{bar: bar, out: events, done: done}
@@ -96,7 +96,7 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 				d.lr, d.dec = lr, jsontext.NewDecoder(lr)
 			}
 			go d.run()
-			res, err = importProducts(s, org, opts, events)
+			res, err = importProducts(s, t, org, opts, events)
 			if err != nil {
 				close(done)
 				for range events { // wait for the decoder to stop
@@ -121,8 +121,8 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 
 // importProducts loads what it needs of org's stored catalog, then writes
 // what the decoder sends.
-func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-chan event) (Result, error) {
-	im, err := newImporter(s, org, opts)
+func importProducts(s *store.Store, t *tables, org enrichment.Org, opts Options, events <-chan event) (Result, error) {
+	im, err := newImporter(s, t, org, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -139,7 +139,7 @@ func importProducts(s *store.Store, org enrichment.Org, opts Options, events <-c
 		}
 	}
 	if im.res.Created+im.res.Updated+im.res.Deactivated >= analyzeAfter {
-		if err := s.AnalyzeCatalog(); err != nil {
+		if err := t.AnalyzeCatalog(); err != nil {
 			return Result{}, err
 		}
 	}

@@ -16,12 +16,13 @@ const batchSize = 500
 // entry per product written (seen), plus the few checks that only the end
 // of the file can settle.
 type importer struct {
-	s     *store.Store
-	org   enrichment.Org
-	now   string
-	opts  Options
-	state *store.ImportState
-	res   Result
+	s      *store.Store
+	tables *tables // the import's own queries
+	org    enrichment.Org
+	now    string
+	opts   Options
+	state  *ImportState
+	res    Result
 
 	templatesRead bool            // the file's templates are written: products link at once
 	templateIdx   map[string]int  // the file's template names → index
@@ -39,7 +40,7 @@ type importer struct {
 	masters []masterClaim   // products made variants while stored variants named them as master
 	early   []earlyProduct  // products with a template, read before the templates
 	batch   []decoded
-	writer  *store.ImportProductWriter
+	writer  *ImportProductWriter
 	buf     []byte // digest scratch space
 
 	enriched bool         // the organization has accepted values on record
@@ -101,16 +102,16 @@ type earlyProduct struct {
 	outcome     outcome
 }
 
-func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, error) {
-	state, err := s.LoadImportState(org)
+func newImporter(s *store.Store, t *tables, org enrichment.Org, opts Options) (*importer, error) {
+	state, err := t.LoadImportState(org)
 	if err != nil {
 		return nil, err
 	}
-	enriched, err := s.HasAcceptedValues(org)
+	enriched, err := s.Catalog().HasAcceptedValues(org)
 	if err != nil {
 		return nil, err
 	}
-	hasProducts, err := s.HasImportProducts(org)
+	hasProducts, err := t.HasImportProducts(org)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +121,8 @@ func newImporter(s *store.Store, org enrichment.Org, opts Options) (*importer, e
 	}
 	stamp := opts.stamp()
 	return &importer{
-		s: s, org: org, now: stamp, opts: opts, state: state, enriched: enriched, written: written,
-		writer:      s.NewImportProductWriter(org, stamp),
+		s: s, tables: t, org: org, now: stamp, opts: opts, state: state, enriched: enriched, written: written,
+		writer:      t.NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},
 		brands:      map[string]bool{},
@@ -143,9 +144,9 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 		im.templateIdx[t.Name] = i
 	}
 	for _, t := range templates {
-		row := store.ImportTemplateRow{Name: t.Name, Active: active(t.Active)}
+		row := ImportTemplateRow{Name: t.Name, Active: active(t.Active)}
 		for _, o := range t.Options {
-			row.Options = append(row.Options, store.ImportOptionRow{
+			row.Options = append(row.Options, ImportOptionRow{
 				Attribute: o.Attribute, Unit: deref(o.Unit), DataType: deref(o.DataType), Priority: o.Priority,
 				ShowOnWebsite: o.ShowOnWebsite, IsSearchable: o.IsSearchable,
 			})
@@ -154,7 +155,7 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 		if stored, ok := im.state.Templates[t.Name]; ok {
 			before = len(stored.Options)
 		}
-		if err := im.s.UpsertImportTemplate(im.org, im.state, row, im.now); err != nil {
+		if err := im.tables.UpsertImportTemplate(im.org, im.state, row, im.now); err != nil {
 			return err
 		}
 		if len(im.state.Templates[t.Name].Options) != before {
@@ -172,7 +173,7 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 func (im *importer) addProduct(item decoded) error {
 	p := &item.p
 	if b := p.Brand; b != nil {
-		id, err := im.s.UpsertImportBrand(im.org, im.state, b.Name, b.Website, b.Slug, im.now)
+		id, err := im.tables.UpsertImportBrand(im.org, im.state, b.Name, b.Website, b.Slug, im.now)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // The Shopify CSV export writes one Shopify product per variant family (a
@@ -48,7 +47,7 @@ const (
 )
 
 // exportShopify writes the catalog as a Shopify product CSV.
-func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
+func exportShopify(r *CatalogReader, w *bufio.Writer) (int, error) {
 	metafields, err := metafieldOrder(r)
 	if err != nil {
 		return 0, err
@@ -68,7 +67,7 @@ func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 		return 0, fmt.Errorf("write the header: %w", err)
 	}
 	n := 0
-	err = r.Products(true, func(heads []store.CatalogProduct) error {
+	err = r.Products(true, func(heads []CatalogProduct) error {
 		ids := make([]int64, len(heads))
 		for i, h := range heads {
 			ids[i] = h.ID
@@ -77,12 +76,12 @@ func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 		if err != nil {
 			return err
 		}
-		byMaster := map[int64][]store.CatalogProduct{}
+		byMaster := map[int64][]CatalogProduct{}
 		for _, v := range variants {
 			byMaster[v.Master] = append(byMaster[v.Master], v)
 		}
 		for _, h := range heads {
-			family := append([]store.CatalogProduct{h}, byMaster[h.ID]...)
+			family := append([]CatalogProduct{h}, byMaster[h.ID]...)
 			if err := x.family(family); err != nil {
 				return err
 			}
@@ -100,7 +99,7 @@ func exportShopify(r *store.CatalogReader, w *bufio.Writer) (int, error) {
 // shopifyWriter writes families as rows.
 type shopifyWriter struct {
 	cw         *csv.Writer
-	brands     map[int64]store.CatalogBrand
+	brands     map[int64]CatalogBrand
 	metafields map[string]int // metafield column by NS.KEY, after xMetafields
 	row        []string
 	escaped    []string // scratch: the row as written
@@ -118,14 +117,14 @@ func (x *shopifyWriter) write(row []string) error {
 
 // exportMember is one product of a family as the export writes it.
 type exportMember struct {
-	p      store.CatalogProduct
+	p      CatalogProduct
 	attrs  []enrichment.StoredAttribute
 	images []string
 	mem    *shopifyMemory // nil: not imported from a Shopify CSV
 }
 
 // decodeMember reads the JSON fields of a stored product.
-func decodeMember(p store.CatalogProduct) (exportMember, error) {
+func decodeMember(p CatalogProduct) (exportMember, error) {
 	m := exportMember{p: p}
 	var err error
 	if m.attrs, err = storedAttributes(p.Attributes); err != nil {
@@ -163,7 +162,7 @@ func (m *exportMember) variantImage(own []string) string {
 }
 
 // family writes the rows of a master (family[0]) and its variants.
-func (x *shopifyWriter) family(family []store.CatalogProduct) error {
+func (x *shopifyWriter) family(family []CatalogProduct) error {
 	master := family[0]
 	members := make([]exportMember, len(family))
 	for i, p := range family {
@@ -327,7 +326,7 @@ var shopifyHandlePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // shopifyHandle is a family's handle: the one its externalId starts with
 // (a product imported from Shopify keeps its handle, whatever its slug
 // became), else its slug, else its SKU, made a handle.
-func shopifyHandle(master store.CatalogProduct) string {
+func shopifyHandle(master CatalogProduct) string {
 	prefix, _, _ := strings.Cut(master.ExternalID, "/")
 	if shopifyHandlePattern.MatchString(prefix) {
 		return prefix

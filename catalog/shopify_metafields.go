@@ -4,8 +4,6 @@ import (
 	"encoding/json/v2"
 	"fmt"
 	"slices"
-
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // The Shopify CSV export writes every attribute that is not one of its
@@ -39,7 +37,7 @@ func metafieldOf(mem *shopifyMemory, name string) exportMetafield {
 // agree (the columns of the Shopify file they came from, say): ordered by
 // precedence, ties by first appearance. A column's label is the one its
 // first product gives.
-func metafieldOrder(r *store.CatalogReader) ([]exportMetafield, error) {
+func metafieldOrder(r *CatalogReader) ([]exportMetafield, error) {
 	index := map[string]int{} // key → first appearance
 	var columns []exportMetafield
 	after := map[[2]int]bool{} // a column directly followed by another in some product

@@ -167,12 +167,12 @@ func TestImportSharedSKUs(t *testing.T) {
 	}
 
 	s := store.New(app)
-	found, err := s.ProductsBySKU(org, []string{"S"})
+	found, err := s.Catalog().ProductsBySKU(org, []string{"S"})
 	if err != nil || len(found) != 3 {
 		t.Errorf("the lookup of a shared SKU: %d products, %v", len(found), err)
 	}
 	client := newClient(t, app, org)
-	results, err := s.Submit(org, client, []enrichment.Proposal{{SKU: "S", Fields: enrichment.Fields{Name: ptr("x")}}}, store.SubmitOptions{DryRun: true})
+	results, err := s.Proposals().Submit(org, client, []enrichment.Proposal{{SKU: "S", Fields: enrichment.Fields{Name: ptr("x")}}}, store.SubmitOptions{DryRun: true})
 	if err != nil || results[0].Status != enrichment.ResultUnmatched {
 		t.Errorf("a submission for a shared SKU: %+v %v", results, err)
 	}

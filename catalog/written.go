@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"hash/maphash"
-
-	"github.com/catalog-enrichment/enrichment/store"
 )
 
 // writtenKeys is what an import into an organization that had no product
@@ -96,12 +94,12 @@ func (w *writtenKeys) keep(keys []string) []string {
 // storedByKeys returns org's products that skus or externalIDs name: with
 // a filter, only the keys it may have seen are looked up, and none at all
 // when it has seen none of them.
-func (im *importer) storedByKeys(skus, externalIDs []string) ([]store.StoredProduct, error) {
+func (im *importer) storedByKeys(skus, externalIDs []string) ([]StoredProduct, error) {
 	if w := im.written; w != nil {
 		skus, externalIDs = w.keep(skus), w.keep(externalIDs)
 		if len(skus)+len(externalIDs) == 0 {
 			return nil, nil
 		}
 	}
-	return im.s.ImportProductsByKeys(im.org, skus, externalIDs)
+	return im.tables.ImportProductsByKeys(im.org, skus, externalIDs)
 }

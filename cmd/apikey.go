@@ -47,7 +47,7 @@ func apikeyCreate(app core.App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := store.New(app).CreateClient(orgID, store.NewClient{
+			id, err := store.New(app).Accounts().CreateClient(orgID, store.NewClient{
 				Name: strings.TrimSpace(name), Scopes: granted, KeyHash: key.Hash, KeyPrefix: key.Shown,
 				RateLimit: rateLimit,
 			})
@@ -103,7 +103,7 @@ func apikeyRotate(app core.App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			client, err := store.New(app).RotateKey(id, key.Hash, key.Shown, grace)
+			client, err := store.New(app).Accounts().RotateKey(id, key.Hash, key.Shown, grace)
 			if errors.Is(err, enrichment.ErrNotFound) {
 				return fmt.Errorf("no API key with id %d", id)
 			}
@@ -145,7 +145,7 @@ func apikeyList(app core.App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			clients, err := store.New(app).Clients(orgID)
+			clients, err := store.New(app).Accounts().Clients(orgID)
 			if err != nil {
 				return err
 			}
@@ -188,7 +188,7 @@ func apikeyRevoke(app core.App) *cobra.Command {
 			if err := migrated(app); err != nil {
 				return err
 			}
-			client, err := store.New(app).RevokeClient(id)
+			client, err := store.New(app).Accounts().RevokeClient(id)
 			if errors.Is(err, enrichment.ErrNotFound) {
 				return fmt.Errorf("no API key with id %d", id)
 			}

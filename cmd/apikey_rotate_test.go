@@ -52,7 +52,7 @@ func TestAPIKeyRotate(t *testing.T) {
 	}
 	st := store.New(app)
 	for _, key := range []string{old, got.Key} {
-		c, err := st.ClientByKeyHash(apikey.Hash(key), time.Now())
+		c, err := st.Accounts().ClientByKeyHash(apikey.Hash(key), time.Now())
 		if err != nil || c.ID != id || c.RateLimit != 7 || len(c.Scopes) != 2 {
 			t.Errorf("key %s…: %+v %v", key[:8], c, err)
 		}
@@ -64,7 +64,7 @@ func TestAPIKeyRotate(t *testing.T) {
 	if !strings.HasPrefix(plain.stdout, apikey.Prefix) || !strings.Contains(plain.stderr, "no longer works") {
 		t.Errorf("rotate without grace: %q / %q", plain.stdout, plain.stderr)
 	}
-	if _, err := st.ClientByKeyHash(apikey.Hash(got.Key), time.Now()); err == nil {
+	if _, err := st.Accounts().ClientByKeyHash(apikey.Hash(got.Key), time.Now()); err == nil {
 		t.Error("the key rotated out without grace still works")
 	}
 
@@ -96,7 +96,7 @@ func TestAPIKeyRotateKeepsEachGrace(t *testing.T) {
 	at := time.Now() // the moment the keys are checked at
 	works := func(what, key string, want bool) {
 		t.Helper()
-		c, err := st.ClientByKeyHash(apikey.Hash(key), at)
+		c, err := st.Accounts().ClientByKeyHash(apikey.Hash(key), at)
 		if got := err == nil && c.ID == id; got != want {
 			t.Errorf("%s: works %v, want %v (%v)", what, got, want, err)
 		}

@@ -51,7 +51,7 @@ func existingOrg(app core.App, raw string) (enrichment.Org, error) {
 	if id, err := strconv.ParseInt(raw, 10, 64); err != nil || id < 1 {
 		return "", fmt.Errorf("--org must be an organization id (a positive number), got %q", raw)
 	}
-	ok, err := store.New(app).OrgExists(enrichment.Org(raw))
+	ok, err := store.New(app).Accounts().OrgExists(enrichment.Org(raw))
 	if err != nil {
 		return "", err
 	}

@@ -303,7 +303,7 @@ func TestAPIKeyList(t *testing.T) {
 	_, otherKey := keyViaCLI(t, app, "--org", other, "--name", "elsewhere")
 
 	used := time.Date(2024, 6, 1, 12, 30, 0, 0, time.UTC)
-	if err := store.New(app).TouchClient(bothID, used); err != nil {
+	if err := store.New(app).Accounts().TouchClient(bothID, used); err != nil {
 		t.Fatal(err)
 	}
 
@@ -417,7 +417,7 @@ func TestAPIKeyRevoke(t *testing.T) {
 	if !apiClientRecord(t, app, keepID).GetBool("active") {
 		t.Error("revoking one key deactivated another")
 	}
-	client, err := store.New(app).ClientByKeyHash(apikey.Hash(key), time.Now())
+	client, err := store.New(app).Accounts().ClientByKeyHash(apikey.Hash(key), time.Now())
 	if err != nil || client.Active {
 		t.Errorf("ClientByKeyHash after revoke: %+v, %v; want an inactive client", client, err)
 	}

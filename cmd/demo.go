@@ -77,7 +77,7 @@ func demoCommand(app core.App) *cobra.Command {
 // whose products still show the placeholder images of earlier releases.
 func demoCatalog(app core.App) (enrichment.Org, int, error) {
 	st := store.New(app)
-	org, err := st.OrgByName(demoOrgName)
+	org, err := st.Accounts().OrgByName(demoOrgName)
 	switch {
 	case errors.Is(err, enrichment.ErrNotFound):
 		org, err = importDemoCatalog(app)
@@ -87,7 +87,7 @@ func demoCatalog(app core.App) (enrichment.Org, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	n, err := st.CountActiveProducts(org)
+	n, err := st.Catalog().CountActiveProducts(org)
 	return org, n, err
 }
 
@@ -95,7 +95,7 @@ func demoCatalog(app core.App) (enrichment.Org, int, error) {
 // catalog, in one transaction: a failed import leaves no empty organization.
 func importDemoCatalog(app core.App) (org enrichment.Org, err error) {
 	err = app.RunInTransaction(func(txApp core.App) error {
-		id, err := store.New(txApp).CreateOrg(demoOrgName)
+		id, err := store.New(txApp).Accounts().CreateOrg(demoOrgName)
 		if err != nil {
 			return err
 		}
@@ -144,17 +144,17 @@ func demoKey(app core.App, org enrichment.Org) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	clients, err := st.Clients(org)
+	clients, err := st.Accounts().Clients(org)
 	if err != nil {
 		return "", err
 	}
 	for _, c := range clients {
 		if c.Name == demoKeyName && c.Active {
-			_, err := st.RotateKey(c.ID, key.Hash, key.Shown, 0)
+			_, err := st.Accounts().RotateKey(c.ID, key.Hash, key.Shown, 0)
 			return key.Raw, err
 		}
 	}
-	_, err = st.CreateClient(org, store.NewClient{Name: demoKeyName, Scopes: enrichment.Scopes,
+	_, err = st.Accounts().CreateClient(org, store.NewClient{Name: demoKeyName, Scopes: enrichment.Scopes,
 		KeyHash: key.Hash, KeyPrefix: key.Shown, RateLimit: enrichment.DefaultRateLimit})
 	return key.Raw, err
 }

@@ -29,7 +29,7 @@ type demoProduct struct {
 // and decides a few of them, so that 40 wait for a reviewer. Two pending
 // proposals are for products that changed after they were made.
 func demoProposals(app core.App, org enrichment.Org) error {
-	clients, err := store.New(app).Clients(org)
+	clients, err := store.New(app).Accounts().Clients(org)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func demoProposals(app core.App, org enrichment.Org) error {
 			name := demoName(products[i], 1)
 			ai = append(ai, enrichment.Proposal{SKU: products[i].SKU, Confidence: ptr(97), Fields: enrichment.Fields{Name: &name}})
 		}
-		results, err := st.Submit(org, vendor, ai, store.SubmitOptions{ExternalID: "demo-vendor-ai-001"})
+		results, err := st.Proposals().Submit(org, vendor, ai, store.SubmitOptions{ExternalID: "demo-vendor-ai-001"})
 		if err != nil {
 			return fmt.Errorf("submit demo proposals: %w", err)
 		}
@@ -89,7 +89,7 @@ func demoProposals(app core.App, org enrichment.Org) error {
 			d := demoDescription(p.Description, 3)
 			copywriting = append(copywriting, enrichment.Proposal{SKU: p.SKU, Fields: enrichment.Fields{Description: &d}})
 		}
-		if _, err := st.Submit(org, copywriter, copywriting, store.SubmitOptions{ExternalID: "demo-copy-studio-001"}); err != nil {
+		if _, err := st.Proposals().Submit(org, copywriter, copywriting, store.SubmitOptions{ExternalID: "demo-copy-studio-001"}); err != nil {
 			return fmt.Errorf("submit demo copy proposals: %w", err)
 		}
 		return nil
@@ -100,7 +100,7 @@ func demoProposals(app core.App, org enrichment.Org) error {
 // demo's vendors only exist to have proposed something.
 func demoClient(st *store.Store, org enrichment.Org, name string) (int64, error) {
 	key := apikey.New("") // never shown nor used
-	return st.CreateClient(org, store.NewClient{Name: name, Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
+	return st.Accounts().CreateClient(org, store.NewClient{Name: name, Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 }
 
 // demoProducts picks demoPicks of org's active products, spread over the catalog.

@@ -19,7 +19,7 @@ import (
 // nothing.
 func TestDemoImagesRefreshed(t *testing.T) {
 	app := fixture.Empty(t)
-	id, err := store.New(app).CreateOrg(demoOrgName)
+	id, err := store.New(app).Accounts().CreateOrg(demoOrgName)
 	if err != nil {
 		t.Fatal(err)
 	}

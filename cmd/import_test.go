@@ -49,7 +49,7 @@ func importTestApp(t *testing.T) (*tests.TestApp, string) {
 	}
 	t.Cleanup(app.Cleanup)
 	hooks.Register(app)
-	id, err := store.New(app).CreateOrg("Acme Retail")
+	id, err := store.New(app).Accounts().CreateOrg("Acme Retail")
 	if err != nil {
 		t.Fatal(err)
 	}

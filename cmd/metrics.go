@@ -34,12 +34,12 @@ func metricsCommand(app core.App) *cobra.Command {
 				orgs = []enrichment.Org{o}
 			} else {
 				var err error
-				if orgs, err = st.Organizations(); err != nil {
+				if orgs, err = st.Accounts().Organizations(); err != nil {
 					return err
 				}
 			}
 			for _, o := range orgs {
-				if err := st.RecountMetrics(o); err != nil {
+				if err := st.Metrics().RecountMetrics(o); err != nil {
 					return err
 				}
 			}

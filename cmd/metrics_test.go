@@ -17,12 +17,12 @@ func TestMetricsRecount(t *testing.T) {
 	t.Cleanup(app.Cleanup)
 	st := store.New(app)
 	name := "Better"
-	if _, err := st.Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}}},
+	if _, err := st.Proposals().Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}}},
 		store.SubmitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pending := func() int {
-		m, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
+		m, err := st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

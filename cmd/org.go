@@ -28,7 +28,7 @@ func orgCommand(app core.App) *cobra.Command {
 			if err := migrated(app); err != nil {
 				return err
 			}
-			id, err := store.New(app).CreateOrg(name)
+			id, err := store.New(app).Accounts().CreateOrg(name)
 			if err != nil {
 				return err
 			}

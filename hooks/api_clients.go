@@ -28,7 +28,7 @@ func registerAPIClients(app core.App) {
 			if err != nil {
 				return err
 			}
-			n, err := store.New(e.App).CountClientRevisions(enrichment.Org(e.Record.GetString("organization")), id)
+			n, err := store.New(e.App).Accounts().CountClientRevisions(enrichment.Org(e.Record.GetString("organization")), id)
 			if err != nil {
 				return err
 			}

@@ -80,7 +80,7 @@ func afterAudit(app core.App, rev *core.Record) error {
 		}
 	}
 	st := store.New(app)
-	if err := st.CountAudit(enrichment.Org(rev.GetString("organization")), rev.Id, confirmed, clock.Now(app)); err != nil {
+	if err := st.Trust().CountAudit(enrichment.Org(rev.GetString("organization")), rev.Id, confirmed, clock.Now(app)); err != nil {
 		return err
 	}
 	id := rev.GetString("policy")
@@ -94,14 +94,14 @@ func afterAudit(app core.App, rev *core.Record) error {
 // audits closed since it last became active withdraw it
 // (enrichment.Withdraws).
 func judgePolicy(app core.App, st *store.Store, id string) error {
-	p, err := st.FindPolicy(id)
+	p, err := st.Trust().FindPolicy(id)
 	if err != nil {
 		return err
 	}
 	if !p.Enabled || p.State == enrichment.PolicySuspended || p.ActivatedAt.IsZero() {
 		return nil
 	}
-	closed, err := st.ClosedAudits(id, p.ActivatedAt.Time())
+	closed, err := st.Trust().ClosedAudits(id, p.ActivatedAt.Time())
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func revertAudited(app core.App, rev *core.Record) error {
 	if err != nil {
 		return err
 	}
-	res, err := store.New(app).Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
+	res, err := store.New(app).Review().Rollback(enrichment.Org(rev.GetString("organization")), store.RollbackSelection{Revision: id},
 		rollerOf(rev), clock.Now(app))
 	if err != nil {
 		return fmt.Errorf("roll back revision %s of a reverted audit: %w", rev.Id, err)

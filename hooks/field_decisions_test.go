@@ -103,7 +103,7 @@ func TestFieldDecisions(t *testing.T) {
 					t.Errorf("product %v", p.FieldsData())
 				}
 				// the corrected value is the accepted value a catalog import keeps
-				values, err := store.New(app).AcceptedValues(f.A.Org, []int64{mustID(t, p.Id)})
+				values, err := store.New(app).Catalog().AcceptedValues(f.A.Org, []int64{mustID(t, p.Id)})
 				if err != nil {
 					t.Fatal(err)
 				}

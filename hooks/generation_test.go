@@ -50,7 +50,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 	}
 	submit := func() error {
 		proposal := enrichment.Proposal{SKU: "SKU-M", Fields: enrichment.Fields{Name: ptr("Trail Pro 2")}}
-		if _, err := st.Submit(org, f.A.Clients["submit"], []enrichment.Proposal{proposal}, store.SubmitOptions{}); err != nil {
+		if _, err := st.Proposals().Submit(org, f.A.Clients["submit"], []enrichment.Proposal{proposal}, store.SubmitOptions{}); err != nil {
 			return err
 		}
 		if got := revision(t, app, revPartial).GetStringSlice("supersededFields"); len(got) != 1 || got[0] != "name" {
@@ -81,7 +81,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 		return err
 	}
 	policyAccepts := func() error {
-		res, err := st.Submit(org, f.A.Clients["submit"], []enrichment.Proposal{
+		res, err := st.Proposals().Submit(org, f.A.Clients["submit"], []enrichment.Proposal{
 			{SKU: "BULK-0001", Fields: enrichment.Fields{Name: ptr("Bulk, better")}}}, store.SubmitOptions{})
 		if err != nil {
 			return err
@@ -104,14 +104,14 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 		{"import changing nothing", importFile("Generated again"), false},
 		{"decision applying fields", decide(revNew, enrichment.StatusAccepted), true},
 		{"rollback restoring a product", func() error {
-			res, err := st.Rollback(org, store.RollbackSelection{Revision: newID}, "test", clock.Now(app))
+			res, err := st.Review().Rollback(org, store.RollbackSelection{Revision: newID}, "test", clock.Now(app))
 			if err == nil && res.Products != 1 {
 				t.Errorf("the rollback restored %+v", res)
 			}
 			return err
 		}, true},
 		{"rollback restoring nothing (rolled back already)", func() error {
-			_, err := st.Rollback(org, store.RollbackSelection{Revision: newID}, "test", clock.Now(app))
+			_, err := st.Review().Rollback(org, store.RollbackSelection{Revision: newID}, "test", clock.Now(app))
 			return err
 		}, false},
 		{"decision applying nothing (rejection)", decide(revFull, enrichment.StatusRejected), false},
@@ -140,7 +140,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 			return save("revisions", accepted, func(r *core.Record) { r.Set("audit", enrichment.AuditConfirmed) })
 		}, false},
 		{"expiry (revisions only)", func() error {
-			n, err := st.ExpireOverdue(clock.Now(app).Add(10 * 365 * 24 * time.Hour))
+			n, err := st.Proposals().ExpireOverdue(clock.Now(app).Add(10 * 365 * 24 * time.Hour))
 			if err == nil && n == 0 {
 				t.Error("expiry expired nothing")
 			}
@@ -168,7 +168,7 @@ func TestWritePathsMoveTheGeneration(t *testing.T) {
 // policyAccept accepts revision for the trust policy, drawn for audit, as
 // the trust worker does.
 func policyAccept(st *store.Store, org enrichment.Org, policy, revision string) error {
-	outcomes, err := st.DecideSet(org, []store.SetDecision{{Revision: revision,
+	outcomes, err := st.Review().DecideSet(org, []store.SetDecision{{Revision: revision,
 		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy}, clock.Wall())
 	if err == nil && !outcomes[0].Decided() {
 		err = fmt.Errorf("policy %s did not accept revision %s: %v", policy, revision, outcomes[0].Err)

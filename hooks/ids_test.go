@@ -16,7 +16,7 @@ func TestNumericIDs(t *testing.T) {
 	st := store.New(app)
 	orgs := make([]int64, 3)
 	for i := range orgs {
-		id, err := st.CreateOrg("Org")
+		id, err := st.Accounts().CreateOrg("Org")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestNumericIDs(t *testing.T) {
 	if err := app.Delete(rec); err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := st.CreateOrg("After delete"); id != 4 {
+	if id, _ := st.Accounts().CreateOrg("After delete"); id != 4 {
 		t.Errorf("after deleting 3, next id %d, want 4", id)
 	}
 
@@ -46,7 +46,7 @@ func TestNumericIDs(t *testing.T) {
 	if err := app.Save(explicit); err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := st.CreateOrg("After explicit"); id != 11 {
+	if id, _ := st.Accounts().CreateOrg("After explicit"); id != 11 {
 		t.Errorf("after explicit 10, next id %d, want 11", id)
 	}
 

@@ -43,7 +43,7 @@ func registerProducts(app core.App) {
 				if err != nil {
 					return err
 				}
-				return st.RecordUpserts(org, []int64{id})
+				return st.Catalog().RecordUpserts(org, []int64{id})
 			})
 		},
 	})

@@ -150,7 +150,7 @@ func TestExpiryOnDecision(t *testing.T) {
 		{name: "an expired revision cannot be decided", url: revFull, as: "super",
 			before: func(t testing.TB, app *tests.TestApp) {
 				age(revFull, 91)(t, app)
-				if _, err := store.New(app).ExpireOverdue(clock.Now(app)); err != nil {
+				if _, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app)); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -170,14 +170,14 @@ func TestExpireOverdue(t *testing.T) {
 	if _, err := app.DB().Update("organizations", dbx.Params{"proposalTtlDays": 0}, dbx.HashExp{"id": string(f.B.Org)}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	n, err := store.New(app).ExpireOverdue(clock.Now(app))
+	n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app))
 	if err != nil || n != 1 {
 		t.Fatalf("expired %d, %v; want 1 (A's overdue one; B's never expire)", n, err)
 	}
 	stored(t, app, revFull, "expired", "", "")
 	pending(t, app, revPartial)
 	pending(t, app, revB)
-	page, err := store.New(app).ClientRevisions(f.A.Org, f.A.Clients["submit"], store.RevisionQuery{PageSize: 10, Status: "expired"})
+	page, err := store.New(app).Proposals().ClientRevisions(f.A.Org, f.A.Clients["submit"], store.RevisionQuery{PageSize: 10, Status: "expired"})
 	if err != nil || len(page.Items) != 1 || page.Items[0].ClosedAt == nil || page.Items[0].ReviewedAt != nil ||
 		page.Items[0].Fields[0] != (enrichment.FieldOutcome{Field: "name", Outcome: enrichment.OutcomeExpired}) {
 		t.Errorf("the vendor's view of the expired revision: %+v, %v", page.Items, err)
@@ -185,7 +185,7 @@ func TestExpireOverdue(t *testing.T) {
 	if got := revision(t, app, revAccepted).GetString("status"); got != "accepted" {
 		t.Errorf("a decided revision became %s", got)
 	}
-	if n, err := store.New(app).ExpireOverdue(clock.Now(app)); err != nil || n != 0 {
+	if n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app)); err != nil || n != 0 {
 		t.Errorf("a second run expired %d, %v", n, err)
 	}
 }
@@ -210,7 +210,7 @@ func TestOrganizationDefaults(t *testing.T) {
 	})
 	app := fixture.Get(t).NewApp(t)
 	t.Cleanup(app.Cleanup)
-	id, err := store.New(app).CreateOrg("Delta")
+	id, err := store.New(app).Accounts().CreateOrg("Delta")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func registerRevisionReview(app core.App) {
 			if !reviewsFor(e.RequestInfo, org) {
 				return nil
 			}
-			state, err := store.New(e.App).ReviewState(enrichment.Org(org), e.Record.Id, clock.Now(e.App))
+			state, err := store.New(e.App).Review().ReviewState(enrichment.Org(org), e.Record.Id, clock.Now(e.App))
 			if err != nil {
 				return err
 			}

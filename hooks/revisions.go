@@ -82,7 +82,7 @@ func registerRevisions(app core.App) {
 			// of its own (the decision's was rolled back)
 			if rule, ok := enrichment.AsError(err); ok && rule.Rule == enrichment.RuleRevisionExpired {
 				org := enrichment.Org(e.Record.GetString("organization"))
-				if _, expireErr := store.New(e.App).ExpireRevisions(org, []string{e.Record.Id}, clock.Now(e.App)); expireErr != nil {
+				if _, expireErr := store.New(e.App).Proposals().ExpireRevisions(org, []string{e.Record.Id}, clock.Now(e.App)); expireErr != nil {
 					return errors.Join(err, expireErr)
 				}
 			}
@@ -215,7 +215,7 @@ func decide(app core.App, stored, rev *core.Record) error {
 		return err
 	}
 	org := enrichment.Org(stored.GetString("organization"))
-	outcome, err := store.New(app).DecideInTransaction(org, store.SetDecision{Revision: stored.Id, Decision: d}, who, clock.Now(app))
+	outcome, err := store.New(app).Review().DecideInTransaction(org, store.SetDecision{Revision: stored.Id, Decision: d}, who, clock.Now(app))
 	if err != nil {
 		return err
 	}

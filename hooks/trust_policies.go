@@ -12,7 +12,6 @@ import (
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/pocketbase/dbx"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -70,7 +69,7 @@ func registerTrustPolicies(app core.App) {
 	app.OnRecordDelete(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{
 		Id: "enrichmentKeepDecidingPolicies",
 		Func: func(e *core.RecordEvent) error {
-			if organizationExists(e.App, e.Record.GetString("organization")) && decidedAny(e.App, e.Record.Id) {
+			if organizationExists(e.App, e.Record.GetString("organization")) && decidedAny(e.App, e.Record.GetString("organization"), e.Record.Id) {
 				return router.NewBadRequestError("This policy decided revisions, which name it: disable it instead of deleting it.", nil)
 			}
 			return e.Next()
@@ -80,11 +79,14 @@ func registerTrustPolicies(app core.App) {
 	app.OnRecordUpdate(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentPolicyUpdate", Func: check})
 }
 
-// decidedAny reports whether the policy decided a revision.
-func decidedAny(app core.App, policy string) bool {
-	var n int
-	err := app.DB().NewQuery("SELECT COUNT(*) FROM {{revisions}} WHERE [[policy]] = {:p} LIMIT 1").Bind(dbx.Params{"p": policy}).Row(&n)
-	return err != nil || n > 0
+// decidedAny reports whether the policy decided a revision of org; when
+// that cannot be read it answers yes, so the policy is kept.
+func decidedAny(app core.App, org, policy string) bool {
+	decided, err := store.New(app).Trust().PolicyDecided(enrichment.Org(org), policy)
+	if err != nil {
+		app.Logger().Error("check a trust policy before deleting it", "policy", policy, "error", err)
+	}
+	return err != nil || decided
 }
 
 // checkPolicy fills the defaults of a policy's targetPrecision and
@@ -169,7 +171,7 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 	st := store.New(app)
 	stored := store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
 		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
-	m, err := st.Measure(stored, now)
+	m, err := st.Trust().Measure(stored, now)
 	if err != nil {
 		return false, err
 	}
@@ -211,9 +213,8 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 
 // suspendedMeanwhile tells whether the stored policy id is suspended now.
 func suspendedMeanwhile(app core.App, id string) bool {
-	var state string
-	err := app.DB().Select("state").From(schema.TrustPolicies).Where(dbx.HashExp{"id": id}).Row(&state)
-	return err == nil && state == enrichment.PolicySuspended
+	stored, err := store.New(app).Trust().FindPolicy(id)
+	return err == nil && stored.State == enrichment.PolicySuspended
 }
 
 // ProbationEntry is one model version on probation under an active
@@ -231,7 +232,7 @@ func versionsOnProbation(st *store.Store, p store.Policy, state string) ([]Proba
 	if state != enrichment.PolicyActive || p.ID == "" {
 		return out, nil
 	}
-	tallies, err := st.VersionTallies(p)
+	tallies, err := st.Trust().VersionTallies(p)
 	if err != nil {
 		return nil, err
 	}

@@ -181,6 +181,13 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 	if got := w.record(schema.TrustPolicies, p.Id).GetString("state"); got != enrichment.PolicyActive {
 		t.Errorf("an audit after enabling again counted the old ones: %s", got)
 	}
+
+	// the revisions it decided name the policy: it is disabled, never deleted
+	su := fixture.SuperuserToken(t, w.app)
+	rec := fixture.Send(w.h, http.MethodDelete, "/api/collections/trust_policies/records/"+p.Id, "Authorization", su, "")
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "disable it instead") {
+		t.Errorf("delete a policy that decided revisions: %d %s", rec.Code, rec.Body)
+	}
 }
 
 // TestDecisionAfterPolicyAudited: a person's decision on a revision read

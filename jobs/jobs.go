@@ -26,7 +26,7 @@ func Register(app core.App) {
 // PurgeIdempotencyKeys forgets the externalSubmissionIds answered longer ago
 // than their retention.
 func PurgeIdempotencyKeys(app core.App) {
-	n, err := store.New(app).PurgeIdempotent(clock.Now(app).Add(-store.IdempotencyRetention))
+	n, err := store.New(app).Proposals().PurgeIdempotent(clock.Now(app).Add(-store.IdempotencyRetention))
 	if err != nil {
 		app.Logger().Error("enrichment: purge idempotency keys", "error", err.Error())
 		return
@@ -38,7 +38,7 @@ func PurgeIdempotencyKeys(app core.App) {
 
 // PurgeChanges forgets the change feed's entries older than its retention.
 func PurgeChanges(app core.App) {
-	n, err := store.New(app).PurgeChanges(clock.Now(app).Add(-store.ChangesRetention))
+	n, err := store.New(app).Catalog().PurgeChanges(clock.Now(app).Add(-store.ChangesRetention))
 	if err != nil {
 		app.Logger().Error("enrichment: purge the change feed", "error", err.Error())
 		return
@@ -51,7 +51,7 @@ func PurgeChanges(app core.App) {
 // ExpireProposals expires the pending revisions that waited longer than
 // their organization allows, and logs how many.
 func ExpireProposals(app core.App) {
-	n, err := store.New(app).ExpireOverdue(clock.Now(app))
+	n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app))
 	if err != nil {
 		app.Logger().Error("enrichment: expire proposals", "error", err.Error(), "expired", n)
 		return

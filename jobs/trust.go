@@ -133,7 +133,7 @@ func (t *Trust) Step() int {
 		t.refresh(now)
 		t.refreshed = now
 	}
-	policies, err := store.New(t.app).Policies(true)
+	policies, err := store.New(t.app).Trust().Policies(true)
 	if err != nil {
 		t.app.Logger().Error("enrichment: trust policies", "error", err.Error())
 		return 0
@@ -189,7 +189,7 @@ func (t *Trust) act(p store.Policy) int {
 		t.cursors[p.ID] = c
 	}
 	st := store.New(t.app)
-	ids, last, read, err := st.Candidates(p, c.high, trustScan)
+	ids, last, read, err := st.Trust().Candidates(p, c.high, trustScan)
 	if err != nil {
 		t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
 		return 0
@@ -198,7 +198,7 @@ func (t *Trust) act(p store.Policy) int {
 	c.high = last
 	if c.sweep < c.high {
 		from := c.sweep
-		older, upTo, _, err := st.Candidates(p, from, trustSweep)
+		older, upTo, _, err := st.Trust().Candidates(p, from, trustSweep)
 		if err != nil {
 			t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
 			return 0
@@ -248,16 +248,16 @@ func (t *Trust) accept(p store.Policy, ids []string) int {
 // how many it accepted and why any was refused.
 func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, error) {
 	who := store.SetDecider{Policy: p.ID}
-	outcomes, err := store.New(t.app).DecideChosenSet(p.Org, who, t.Now(), func(tx *store.Store) ([]store.SetDecision, error) {
-		current, err := tx.FindPolicy(p.ID)
+	outcomes, err := store.New(t.app).Review().DecideChosenSet(p.Org, who, t.Now(), func(tx *store.Store) ([]store.SetDecision, error) {
+		current, err := tx.Trust().FindPolicy(p.ID)
 		if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
 			return nil, err
 		}
-		qualifying, err := tx.StillQualifying(current, ids)
+		qualifying, err := tx.Trust().StillQualifying(current, ids)
 		if err != nil || len(qualifying) == 0 {
 			return nil, err
 		}
-		tallies, err := tx.VersionTallies(current)
+		tallies, err := tx.Trust().VersionTallies(current)
 		if err != nil {
 			return nil, err
 		}

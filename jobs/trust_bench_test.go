@@ -83,7 +83,7 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 	}
 	app := fixture.Empty(t)
 	st := store.New(app)
-	id, err := st.CreateOrg("Bench")
+	id, err := st.Accounts().CreateOrg("Bench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 		t.Fatal(err)
 	}
 	key := apikey.New("")
-	client, err := st.CreateClient(org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
+	client, err := st.Accounts().CreateClient(org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 					batch[i] = enrichment.Proposal{SKU: mine[k], Confidence: &confidence}
 					batch[i].Fields.Name = &name
 				}
-				res, err := st.Submit(org, client, batch, store.SubmitOptions{ExternalID: fmt.Sprint("bench-", w, "-", n)})
+				res, err := st.Proposals().Submit(org, client, batch, store.SubmitOptions{ExternalID: fmt.Sprint("bench-", w, "-", n)})
 				if err != nil {
 					t.Error(err)
 					return
@@ -150,7 +150,7 @@ func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
 					batch[i] = enrichment.Proposal{SKU: trickle[n*20+i], Confidence: &confidence}
 					batch[i].Fields.Name = &name
 				}
-				if _, err := st.Submit(org, client, batch, store.SubmitOptions{}); err != nil {
+				if _, err := st.Proposals().Submit(org, client, batch, store.SubmitOptions{}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -216,7 +216,7 @@ func endProbation(t *testing.T, app core.App, st *store.Store, org enrichment.Or
 		batch[i] = enrichment.Proposal{SKU: sku, Confidence: &confidence}
 		batch[i].Fields.Name = &name
 	}
-	if _, err := st.Submit(org, client, batch, store.SubmitOptions{}); err != nil {
+	if _, err := st.Proposals().Submit(org, client, batch, store.SubmitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	worker := jobs.NewTrust(app)
@@ -248,7 +248,7 @@ func earnPolicy(t *testing.T, app core.App, st *store.Store, org enrichment.Org,
 		batch[i] = enrichment.Proposal{SKU: sku, Confidence: &confidence}
 		batch[i].Fields.Name = &name
 	}
-	res, err := st.Submit(org, client, batch, store.SubmitOptions{})
+	res, err := st.Proposals().Submit(org, client, batch, store.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

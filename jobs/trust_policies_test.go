@@ -130,4 +130,9 @@ func TestTrustPolicyRecords(t *testing.T) {
 	if rec := fixture.Send(w.h, http.MethodGet, records, "", "", ""); !strings.Contains(rec.Body.String(), `"totalItems":0`) {
 		t.Errorf("a guest lists policies: %d %s", rec.Code, rec.Body)
 	}
+
+	// a policy that decided nothing may be deleted (from the dashboard)
+	if rec := fixture.Send(w.h, http.MethodDelete, records+"/"+p.Id, "Authorization", su, ""); rec.Code != 204 {
+		t.Errorf("delete a policy that decided nothing: %d %s", rec.Code, rec.Body)
+	}
 }

@@ -131,19 +131,19 @@ func TestPolicyEarnsAndActs(t *testing.T) {
 
 	// the counters agree with a recount
 	st := store.New(w.app)
-	before, err := st.MetricCounters(a.Org)
+	before, err := st.Metrics().MetricCounters(a.Org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trustBefore, err := st.TrustCounters(a.Org)
+	trustBefore, err := st.Trust().TrustCounters(a.Org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RecountMetrics(a.Org); err != nil {
+	if err := st.Metrics().RecountMetrics(a.Org); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := st.MetricCounters(a.Org)
-	trustAfter, _ := st.TrustCounters(a.Org)
+	after, _ := st.Metrics().MetricCounters(a.Org)
+	trustAfter, _ := st.Trust().TrustCounters(a.Org)
 	if !slices.Equal(before, after) {
 		t.Errorf("metric counters differ from a recount:\n%v\n%v", before, after)
 	}

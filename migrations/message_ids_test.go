@@ -22,12 +22,12 @@ func TestWebhookMessageIDsMigrated(t *testing.T) {
 	t.Cleanup(app.Cleanup)
 	st := store.New(app)
 	client := f.A.Clients["submit"]
-	w, err := st.CreateWebhook(f.A.Org, client, "https://hooks.example/x", []string{"ping"}, "sealed")
+	w, err := st.Outbox().CreateWebhook(f.A.Org, client, "https://hooks.example/x", []string{"ping"}, "sealed")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		if _, err := st.QueuePing(f.A.Org, client, w.ID); err != nil {
+		if _, err := st.Outbox().QueuePing(f.A.Org, client, w.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

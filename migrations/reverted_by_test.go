@@ -36,7 +36,7 @@ func TestRevertedByMigratedToIDs(t *testing.T) {
 	var ids []string
 	for i := range old {
 		name := fmt.Sprintf("Proposed %d", i)
-		res, err := store.New(app).Submit(f.A.Org, f.A.Clients["submit"],
+		res, err := store.New(app).Proposals().Submit(f.A.Org, f.A.Clients["submit"],
 			[]enrichment.Proposal{{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{})
 		if err != nil || res[0].RevisionID == nil {
 			t.Fatalf("a revision to mark: %v %+v", err, res)

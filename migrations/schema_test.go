@@ -23,7 +23,7 @@ func TestDeleteOrganization(t *testing.T) {
 	st := store.New(app)
 	name := "Better name"
 	for _, tenant := range []fixture.Tenant{f.A, f.B} {
-		_, err := st.Submit(tenant.Org, tenant.Clients["submit"], []enrichment.Proposal{
+		_, err := st.Proposals().Submit(tenant.Org, tenant.Clients["submit"], []enrichment.Proposal{
 			{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}},
 		}, store.SubmitOptions{})
 		if err != nil {
@@ -41,7 +41,7 @@ func TestDeleteOrganization(t *testing.T) {
 	if err := app.Save(policy); err != nil {
 		t.Fatal(err)
 	}
-	res, err := st.Submit(f.A.Org, f.A.Clients["submit"], []enrichment.Proposal{{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{})
+	res, err := st.Proposals().Submit(f.A.Org, f.A.Clients["submit"], []enrichment.Proposal{{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestDeleteOrganization(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 { // accepted by the policy, as the trust worker does
-			out, err := st.DecideSet(f.A.Org, []store.SetDecision{{Revision: rev.Id,
+			out, err := st.Review().DecideSet(f.A.Org, []store.SetDecision{{Revision: rev.Id,
 				Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy.Id}, time.Now())
 			if err != nil || !out[0].Decided() {
 				t.Fatal(err, out)

@@ -70,7 +70,7 @@ func TestSignInThrottled(t *testing.T) {
 	// filtered lists that come back empty, whatever the settings
 	name := "Counted"
 	confidence := 90
-	if _, err := store.New(app).Submit(f.A.Org, f.A.Clients["submit"], []enrichment.Proposal{
+	if _, err := store.New(app).Proposals().Submit(f.A.Org, f.A.Clients["submit"], []enrichment.Proposal{
 		{SKU: "SKU-1", Confidence: &confidence, Fields: enrichment.Fields{Name: &name}},
 	}, store.SubmitOptions{}); err != nil {
 		t.Fatal(err)

@@ -114,7 +114,7 @@ func TestSeriesMoveWithTheirEvents(t *testing.T) {
 	audits := func() float64 { return w.value("enrichment_audits_waiting") }
 	w.moved("audits waiting", audits, 1, func() {
 		w.moved("decisions by a policy", byPolicy, 1, func() {
-			out, err := store.New(w.app).DecideSet(w.f.A.Org,
+			out, err := store.New(w.app).Review().DecideSet(w.f.A.Org,
 				[]store.SetDecision{{Revision: ids[1], Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}},
 				store.SetDecider{Name: "policy:metrics", Policy: "metrics", Service: true}, now)
 			if err != nil || out[0].Err != nil {

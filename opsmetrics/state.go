@@ -92,7 +92,7 @@ func age(now, t time.Time) float64 {
 }
 
 func collectQueues(st *store.Store, now time.Time, ch chan<- prometheus.Metric) error {
-	queues, err := st.Queues()
+	queues, err := st.Review().Queues()
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func collectQueues(st *store.Store, now time.Time, ch chan<- prometheus.Metric) 
 }
 
 func collectDecisions(st *store.Store, _ time.Time, ch chan<- prometheus.Metric) error {
-	counts, err := st.DecisionCounts()
+	counts, err := st.Review().DecisionCounts()
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func collectDecisions(st *store.Store, _ time.Time, ch chan<- prometheus.Metric)
 }
 
 func collectPolicies(st *store.Store, _ time.Time, ch chan<- prometheus.Metric) error {
-	counts, err := st.PoliciesByState()
+	counts, err := st.Trust().PoliciesByState()
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func collectPolicies(st *store.Store, _ time.Time, ch chan<- prometheus.Metric) 
 }
 
 func collectDeliveries(st *store.Store, now time.Time, ch chan<- prometheus.Metric) error {
-	n, oldest, err := st.DeliveriesDue(now)
+	n, oldest, err := st.Outbox().DeliveriesDue(now)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func reviewAudits(e *core.RequestEvent) error {
 	if len(errs) > 0 {
 		return e.BadRequestError(firstMessage(errs), errs)
 	}
-	out, err := store.New(e.App).Audits(orgs, page, size)
+	out, err := store.New(e.App).Trust().Audits(orgs, page, size)
 	if err != nil {
 		return internalError(e, "list the audit queue", err)
 	}

@@ -50,7 +50,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}
 			st, keyHash, now := store.New(e.App), apikey.Hash(raw), clock.Now(e.App)
-			client, err := st.ClientByKeyHash(keyHash, now)
+			client, err := st.Accounts().ClientByKeyHash(keyHash, now)
 			if errors.Is(err, enrichment.ErrNotFound) || (err == nil && !client.Active) {
 				return e.UnauthorizedError("Invalid or inactive API key.", nil)
 			}
@@ -58,7 +58,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				return internalError(e, "authenticate api key", err)
 			}
 			if now.Sub(client.LastUsedAt) > touchInterval {
-				if err := st.RecordKeyUse(keyHash, client, now); err != nil {
+				if err := st.Accounts().RecordKeyUse(keyHash, client, now); err != nil {
 					// note: a missed lastUsedAt is not worth failing the request
 					e.App.Logger().Warn("enrichment: record key use", "error", err.Error(), "client", client.ID)
 				}

@@ -89,7 +89,7 @@ func TestCachedGraceKeyEndsOnTime(t *testing.T) {
 	clock := stopClock(app)
 	h := handler(t, app)
 	old := f.A.Keys["read"]
-	rotated, err := store.New(app).RotateKey(f.A.Clients["read"], apikey.New("").Hash, "cek_new", time.Hour)
+	rotated, err := store.New(app).Accounts().RotateKey(f.A.Clients["read"], apikey.New("").Hash, "cek_new", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

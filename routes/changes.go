@@ -37,7 +37,7 @@ func changesList(e *core.RequestEvent) error {
 		errs["limit"] = validation.NewError("validation_out_of_range", "must be a whole number from 1 to 1000")
 	}
 	st := store.New(e.App)
-	horizon, err := st.ChangesHorizon()
+	horizon, err := st.Catalog().ChangesHorizon()
 	if err != nil {
 		return internalError(e, "read the change feed", err)
 	}
@@ -57,7 +57,7 @@ func changesList(e *core.RequestEvent) error {
 	if len(errs) > 0 {
 		return e.BadRequestError(firstMessage(errs), errs)
 	}
-	page, err := st.Changes(org, after, limit)
+	page, err := st.Catalog().Changes(org, after, limit)
 	if err != nil {
 		return internalError(e, "read the change feed", err)
 	}

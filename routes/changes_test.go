@@ -182,7 +182,7 @@ func TestChangeFeed(t *testing.T) {
 		dbx.NewExp("seq <= 5")).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := store.New(app).PurgeChanges(clock.Now(app).Add(-store.ChangesRetention)); err != nil || n < 5 {
+	if n, err := store.New(app).Catalog().PurgeChanges(clock.Now(app).Add(-store.ChangesRetention)); err != nil || n < 5 {
 		t.Fatalf("purged %d, %v", n, err)
 	}
 	early := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:2:%d", f.A.Org, clock.Now(app).UnixMilli())))

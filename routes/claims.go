@@ -46,7 +46,7 @@ func reviewClaim(e *core.RequestEvent) error {
 		return err
 	}
 	org := enrichment.Org(e.Auth.GetString("organization"))
-	c, err := store.New(e.App).Claim(org, id, e.Auth.Id, clock.Now(e.App))
+	c, err := store.New(e.App).Review().Claim(org, id, e.Auth.Id, clock.Now(e.App))
 	if err != nil {
 		return notFoundOr(e, "claim a revision", err)
 	}
@@ -67,7 +67,7 @@ func reviewRelease(e *core.RequestEvent) error {
 		return err
 	}
 	st := store.New(e.App)
-	org, err := st.RevisionOrg(orgs, id)
+	org, err := st.Review().RevisionOrg(orgs, id)
 	if err != nil {
 		return notFoundOr(e, "find a claimed revision", err)
 	}
@@ -75,7 +75,7 @@ func reviewRelease(e *core.RequestEvent) error {
 	if !e.HasSuperuserAuth() {
 		reviewer = e.Auth.Id
 	}
-	if err := st.ReleaseClaim(org, id, reviewer, e.HasSuperuserAuth(), clock.Now(e.App)); err != nil {
+	if err := st.Review().ReleaseClaim(org, id, reviewer, e.HasSuperuserAuth(), clock.Now(e.App)); err != nil {
 		return notFoundOr(e, "release a claim", err)
 	}
 	return e.NoContent(http.StatusNoContent)

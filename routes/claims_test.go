@@ -46,7 +46,7 @@ func pendingRevisions(t testing.TB, app core.App, tenant fixture.Tenant, skus ..
 		name := "Better " + sku
 		proposals = append(proposals, enrichment.Proposal{SKU: sku, Fields: enrichment.Fields{Name: &name}})
 	}
-	res, err := store.New(app).Submit(tenant.Org, tenant.Clients["both"], proposals, store.SubmitOptions{})
+	res, err := store.New(app).Proposals().Submit(tenant.Org, tenant.Clients["both"], proposals, store.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,11 +51,11 @@ func reviewDecided(e *core.RequestEvent) error {
 	case "me":
 		q.Reviewer = hooks.Decider(e.Auth)
 	default:
-		if q.Reviewer, err = store.New(e.App).ReviewerDecider(orgs, reviewer); err != nil {
+		if q.Reviewer, err = store.New(e.App).Review().ReviewerDecider(orgs, reviewer); err != nil {
 			return notFoundOr(e, "find a reviewer", err)
 		}
 	}
-	page, err := store.New(e.App).Decided(orgs, q)
+	page, err := store.New(e.App).Review().Decided(orgs, q)
 	if err != nil {
 		return internalError(e, "read the decided revisions", err)
 	}

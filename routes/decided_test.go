@@ -55,7 +55,7 @@ func TestDecidedHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	auto := pendingRevisions(t, app, f.A, "SKU-M-BLUE")[0]
-	out, err := store.New(app).DecideSet(f.A.Org, []store.SetDecision{{Revision: auto,
+	out, err := store.New(app).Review().DecideSet(f.A.Org, []store.SetDecision{{Revision: auto,
 		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}}}, store.SetDecider{Policy: policy.Id}, clock.Now(app))
 	if err != nil || !out[0].Decided() {
 		t.Fatal(err, out)

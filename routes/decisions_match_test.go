@@ -160,7 +160,7 @@ func newDecisionWorld(t *testing.T, f *fixture.Fixture, claimedAt time.Time) *de
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"submit", "both"} {
-		if _, err := st.CreateWebhook(f.A.Org, f.A.Clients[kind], "https://hooks.example/"+kind,
+		if _, err := st.Outbox().CreateWebhook(f.A.Org, f.A.Clients[kind], "https://hooks.example/"+kind,
 			[]string{enrichment.EventRevisionAccepted, enrichment.EventRevisionRejected}, "sealed"); err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func newDecisionWorld(t *testing.T, f *fixture.Fixture, claimedAt time.Time) *de
 		return &out
 	}
 	submit := func(client string, ps ...enrichment.Proposal) {
-		res, err := st.Submit(f.A.Org, f.A.Clients[client], ps, store.SubmitOptions{})
+		res, err := st.Proposals().Submit(f.A.Org, f.A.Clients[client], ps, store.SubmitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func newDecisionWorld(t *testing.T, f *fixture.Fixture, claimedAt time.Time) *de
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Claim(f.A.Org, id, other.Id, claimedAt); err != nil {
+	if _, err := st.Review().Claim(f.A.Org, id, other.Id, claimedAt); err != nil {
 		t.Fatal(err)
 	}
 	if err := app.DB().NewQuery(`SELECT COALESCE(MAX(seq), 0) FROM ` + schema.ChangesTable).Row(&w.seq); err != nil {

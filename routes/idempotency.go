@@ -49,7 +49,7 @@ func (i *idempotency) begin(st *store.Store, client int64, key store.Idempotency
 		return idempotencyClaim{}, errIdempotencyBusy
 	}
 	claim := idempotencyClaim{finish: func() { i.inFlight.Delete(flight) }}
-	stored, err := st.FindIdempotent(client, key.Key)
+	stored, err := st.Proposals().FindIdempotent(client, key.Key)
 	switch {
 	case errors.Is(err, enrichment.ErrNotFound):
 		return claim, nil

@@ -24,7 +24,7 @@ func acceptanceRate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	m, err := store.New(e.App).AcceptanceMetrics(requestOrg(e), requestClient(e).ID, w, f)
+	m, err := store.New(e.App).Metrics().AcceptanceMetrics(requestOrg(e), requestClient(e).ID, w, f)
 	if err != nil {
 		return internalError(e, "compute acceptance metrics", err)
 	}

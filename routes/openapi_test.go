@@ -506,7 +506,7 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	oaCheck(t, d, h, oaCase{name: "the vocabulary with an API key", op: vocabulary, key: both, status: 401})
 	plan := "GET /api/enrichment/review/plan"
 	confident, name := 90, "Newest, better"
-	if _, err := store.New(app).Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{
+	if _, err := store.New(app).Proposals().Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{
 		{SKU: "SKU-NEW", Confidence: &confident, Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -536,12 +536,12 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	if err := app.Save(policy); err != nil {
 		t.Fatal(err)
 	}
-	res, err := store.New(app).Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{
+	res, err := store.New(app).Proposals().Submit(f.A.Org, f.A.Clients["both"], []enrichment.Proposal{
 		{SKU: "SKU-1", Confidence: &confident, Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := store.New(app).DecideSet(f.A.Org, []store.SetDecision{{Revision: fmt.Sprint(*res[0].RevisionID),
+	out, err := store.New(app).Review().DecideSet(f.A.Org, []store.SetDecision{{Revision: fmt.Sprint(*res[0].RevisionID),
 		Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: true}}, store.SetDecider{Policy: policy.Id}, clock.Now(app))
 	if err != nil || !out[0].Decided() {
 		t.Fatal(err, out)

@@ -29,7 +29,7 @@ func reviewOverview(e *core.RequestEvent) error {
 	all := enrichment.NewTrends(now)
 	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
 	for _, org := range orgs {
-		o, err := st.Overview(org)
+		o, err := st.Metrics().Overview(org)
 		if err != nil {
 			return internalError(e, "compute the overview", err)
 		}
@@ -37,7 +37,7 @@ func reviewOverview(e *core.RequestEvent) error {
 		for i, c := range o.Clients {
 			ids[i] = c.ID
 		}
-		trends, err := st.ReviewTrends(org, ids, now)
+		trends, err := st.Metrics().ReviewTrends(org, ids, now)
 		if err != nil {
 			return internalError(e, "compute the overview's trends", err)
 		}

@@ -31,7 +31,7 @@ func TestReviewOverview(t *testing.T) {
 	name := "Better"
 	conf := 90
 	for _, tenant := range []fixture.Tenant{f.A, f.B} {
-		if _, err := st.Submit(tenant.Org, tenant.Clients["both"], []enrichment.Proposal{
+		if _, err := st.Proposals().Submit(tenant.Org, tenant.Clients["both"], []enrichment.Proposal{
 			{SKU: "SKU-1", Confidence: &conf, Fields: enrichment.Fields{Name: &name}},
 		}, store.SubmitOptions{}); err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestReviewOverviewTrends(t *testing.T) {
 	}
 	// a pending one and one superseded by it: never reviewed
 	items = append(items, enrichment.Proposal{SKU: "SKU-NEW", Fields: enrichment.Fields{Name: new(string)}})
-	results, err := st.Submit(f.A.Org, f.A.Clients["both"], items, store.SubmitOptions{})
+	results, err := st.Proposals().Submit(f.A.Org, f.A.Clients["both"], items, store.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestReviewOverviewTrends(t *testing.T) {
 		}
 	}
 	// note: the reviewedAt set by hand went around the store's counters
-	if err := st.RecountMetrics(f.A.Org); err != nil {
+	if err := st.Metrics().RecountMetrics(f.A.Org); err != nil {
 		t.Fatal(err)
 	}
 
@@ -192,7 +192,7 @@ func TestReviewOverviewTrendsPlan(t *testing.T) {
 	h := handler(t, app)
 	name := "Better"
 	for _, kind := range []string{"both", "submit"} {
-		if _, err := store.New(app).Submit(f.A.Org, f.A.Clients[kind], []enrichment.Proposal{
+		if _, err := store.New(app).Proposals().Submit(f.A.Org, f.A.Clients[kind], []enrichment.Proposal{
 			{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}}}, store.SubmitOptions{}); err != nil {
 			t.Fatal(err)
 		}

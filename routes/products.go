@@ -36,7 +36,7 @@ func productsExport(e *core.RequestEvent) error {
 	if notModified(e, tag) {
 		return nil
 	}
-	page, err := store.New(e.App).ExportPage(requestOrg(e), q)
+	page, err := store.New(e.App).Catalog().ExportPage(requestOrg(e), q)
 	if err != nil {
 		return internalError(e, "export products", err)
 	}
@@ -85,7 +85,7 @@ func productsBySKU(e *core.RequestEvent) error {
 	if err := req.validate(e); err != nil {
 		return err
 	}
-	items, err := store.New(e.App).ProductsBySKU(requestOrg(e), req.SKUs)
+	items, err := store.New(e.App).Catalog().ProductsBySKU(requestOrg(e), req.SKUs)
 	if err != nil {
 		return internalError(e, "look up products by sku", err)
 	}

@@ -35,7 +35,7 @@ func reviewQueue(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	queue, err := store.New(e.App).ReviewQueue(orgs, q)
+	queue, err := store.New(e.App).Review().ReviewQueue(orgs, q)
 	if err != nil {
 		return internalError(e, "read the review queue", err)
 	}

@@ -24,7 +24,7 @@ func TestReviewQueueTenancy(t *testing.T) {
 	name := "Better"
 	ids := map[enrichment.Org]string{}
 	for _, tenant := range []fixture.Tenant{f.A, f.B} {
-		res, err := st.Submit(tenant.Org, tenant.Clients["both"], []enrichment.Proposal{
+		res, err := st.Proposals().Submit(tenant.Org, tenant.Clients["both"], []enrichment.Proposal{
 			{SKU: "SKU-1", Fields: enrichment.Fields{Name: &name}},
 		}, store.SubmitOptions{})
 		if err != nil {

@@ -77,7 +77,7 @@ func TestRotatedKey(t *testing.T) {
 	}
 	old := f.A.Keys["read"]
 	fresh := apikey.New("")
-	if _, err := st.RotateKey(f.A.Clients["read"], fresh.Hash, fresh.Shown, time.Hour); err != nil {
+	if _, err := st.Accounts().RotateKey(f.A.Clients["read"], fresh.Hash, fresh.Shown, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if get(old) != 200 || get(fresh.Raw) != 200 {
@@ -95,23 +95,23 @@ func TestRotatedKey(t *testing.T) {
 
 	// rotating without grace ends the old key at once; revoking ends both
 	newer := apikey.New("")
-	if _, err := st.RotateKey(f.A.Clients["read"], newer.Hash, newer.Shown, 0); err != nil {
+	if _, err := st.Accounts().RotateKey(f.A.Clients["read"], newer.Hash, newer.Shown, 0); err != nil {
 		t.Fatal(err)
 	}
 	if get(fresh.Raw) != 401 || get(newer.Raw) != 200 {
 		t.Errorf("rotation without grace: previous %d, new %d", get(fresh.Raw), get(newer.Raw))
 	}
 	last := apikey.New("")
-	if _, err := st.RotateKey(f.A.Clients["read"], last.Hash, last.Shown, time.Hour); err != nil {
+	if _, err := st.Accounts().RotateKey(f.A.Clients["read"], last.Hash, last.Shown, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RevokeClient(f.A.Clients["read"]); err != nil {
+	if _, err := st.Accounts().RevokeClient(f.A.Clients["read"]); err != nil {
 		t.Fatal(err)
 	}
 	if get(newer.Raw) != 401 || get(last.Raw) != 401 {
 		t.Errorf("after revoking: previous %d, current %d", get(newer.Raw), get(last.Raw))
 	}
-	if _, err := st.RotateKey(f.A.Clients["read"], apikey.New("").Hash, "x", time.Hour); err == nil {
+	if _, err := st.Accounts().RotateKey(f.A.Clients["read"], apikey.New("").Hash, "x", time.Hour); err == nil {
 		t.Error("a revoked key was rotated")
 	}
 }

@@ -139,7 +139,7 @@ func TestRealtimeFollowsServiceWrites(t *testing.T) {
 		expectEvents(t, who, events, "create "+id(newer[0])+" pending", "update "+id(first[0])+" superseded")
 	}
 
-	if n, err := store.New(app).ExpireRevisions(f.A.Org, []string{id(first[1])}, clock.Now(app)); err != nil || n != 1 {
+	if n, err := store.New(app).Proposals().ExpireRevisions(f.A.Org, []string{id(first[1])}, clock.Now(app)); err != nil || n != 1 {
 		t.Fatalf("expired %d: %v", n, err)
 	}
 	for who, events := range map[string]<-chan realtimeEvent{"A's reviewer": reviewerA, "the superuser": superuser} {

@@ -28,7 +28,7 @@ func TestRealtimeFollowsPolicies(t *testing.T) {
 			name, c := fmt.Sprintf("Better %d", first+i), confidence
 			batch[i] = enrichment.Proposal{SKU: fmt.Sprintf("BULK-%04d", first+i), Confidence: &c, Fields: enrichment.Fields{Name: &name}}
 		}
-		res, err := st.Submit(f.A.Org, f.A.Clients["both"], batch, store.SubmitOptions{})
+		res, err := st.Proposals().Submit(f.A.Org, f.A.Clients["both"], batch, store.SubmitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func reviewDecisionsByFilter(e *core.RequestEvent, orgs []enrichment.Org, req de
 	if len(errs) > 0 {
 		return e.BadRequestError(firstMessage(errs), errs)
 	}
-	selected, err := store.New(e.App).QueueSelection(orgs, q, enrichment.MaxFilterRevisions)
+	selected, err := store.New(e.App).Review().QueueSelection(orgs, q, enrichment.MaxFilterRevisions)
 	if err != nil {
 		return internalError(e, "select the revisions of a group decision", err)
 	}

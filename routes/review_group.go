@@ -59,7 +59,7 @@ func reviewPlan(e *core.RequestEvent) error {
 	if len(errs) > 0 {
 		return e.BadRequestError(firstMessage(errs), errs)
 	}
-	plan, err := store.New(e.App).AcceptPlan(orgs, q)
+	plan, err := store.New(e.App).Review().AcceptPlan(orgs, q)
 	if err != nil {
 		return internalError(e, "plan a group accept", err)
 	}
@@ -217,7 +217,7 @@ func reviewDecisions(e *core.RequestEvent) error {
 	for i, d := range req.Decisions {
 		ids[i] = d.ID
 	}
-	orgOf, err := store.New(e.App).RevisionOrgs(orgs, ids)
+	orgOf, err := store.New(e.App).Review().RevisionOrgs(orgs, ids)
 	if err != nil {
 		return internalError(e, "read the revisions of a group decision", err)
 	}
@@ -276,7 +276,7 @@ func decideRun(e *core.RequestEvent, org enrichment.Org, run []groupDecision, st
 	}
 	who := hooks.Deciding(e.Auth)
 	who.StopOnFailure = stopOnFailure
-	outcomes, err := store.New(e.App).DecideSet(org, ds, who, clock.Now(e.App))
+	outcomes, err := store.New(e.App).Review().DecideSet(org, ds, who, clock.Now(e.App))
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func submitNames(t *testing.T, app *tests.TestApp, tenant fixture.Tenant, kind s
 		}
 		ps = append(ps, p)
 	}
-	res, err := store.New(app).Submit(tenant.Org, tenant.Clients[kind], ps, store.SubmitOptions{})
+	res, err := store.New(app).Proposals().Submit(tenant.Org, tenant.Clients[kind], ps, store.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

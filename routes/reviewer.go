@@ -24,7 +24,7 @@ func reviewedOrgs(e *core.RequestEvent) ([]enrichment.Org, error) {
 			return nil, e.BadRequestError("Invalid organization: must be an organization id.",
 				validation.Errors{"organization": validation.NewError("validation_invalid_id", "must be an organization id")})
 		}
-		ok, err := store.New(e.App).OrgExists(enrichment.Org(asked))
+		ok, err := store.New(e.App).Accounts().OrgExists(enrichment.Org(asked))
 		if err != nil {
 			return nil, internalError(e, "find organization", err)
 		}
@@ -33,7 +33,7 @@ func reviewedOrgs(e *core.RequestEvent) ([]enrichment.Org, error) {
 		}
 		return []enrichment.Org{enrichment.Org(asked)}, nil
 	}
-	orgs, err := store.New(e.App).Organizations()
+	orgs, err := store.New(e.App).Accounts().Organizations()
 	if err != nil {
 		return nil, internalError(e, "list organizations", err)
 	}

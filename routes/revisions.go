@@ -22,7 +22,7 @@ func revisionsList(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	page, err := store.New(e.App).ClientRevisions(requestOrg(e), requestClient(e).ID, q)
+	page, err := store.New(e.App).Proposals().ClientRevisions(requestOrg(e), requestClient(e).ID, q)
 	if err != nil {
 		return internalError(e, "list revisions", err)
 	}

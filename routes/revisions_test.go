@@ -59,7 +59,7 @@ func insertRevisions(t testing.TB, app core.App, revs ...rev) []int64 {
 func recount(t testing.TB, app core.App, orgs map[enrichment.Org]bool) {
 	t.Helper()
 	for org := range orgs {
-		if err := store.New(app).RecountMetrics(org); err != nil {
+		if err := store.New(app).Metrics().RecountMetrics(org); err != nil {
 			t.Fatal(err)
 		}
 	}

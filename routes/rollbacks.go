@@ -150,9 +150,9 @@ func reviewRollback(e *core.RequestEvent) error {
 	what := "API client"
 	if sel.Revision != 0 {
 		what = "revision"
-		org, err = st.RevisionOrganization(sel.Revision)
+		org, err = st.Review().RevisionOrganization(sel.Revision)
 	} else {
-		org, err = st.ClientOrganization(sel.Client)
+		org, err = st.Accounts().ClientOrganization(sel.Client)
 	}
 	switch {
 	case errors.Is(err, enrichment.ErrNotFound), err == nil && !slices.Contains(orgs, org):
@@ -160,7 +160,7 @@ func reviewRollback(e *core.RequestEvent) error {
 	case err != nil:
 		return internalError(e, "find what a rollback names", err)
 	}
-	res, err := st.Rollback(org, sel, hooks.RolledBackBy(e.Auth), clock.Now(e.App))
+	res, err := st.Review().Rollback(org, sel, hooks.RolledBackBy(e.Auth), clock.Now(e.App))
 	if err != nil {
 		return internalError(e, "roll back revisions", err)
 	}

@@ -37,7 +37,7 @@ func TestRollbackSelection(t *testing.T) {
 		dbx.HashExp{"id": old}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if err := k.st.RecountMetrics(f.A.Org); err != nil {
+	if err := k.st.Metrics().RecountMetrics(f.A.Org); err != nil {
 		t.Fatal(err)
 	}
 	h := handler(t, app)

@@ -30,7 +30,7 @@ type rollbackKit struct {
 // submit stores one proposal of tenant's client of kind and returns its id.
 func (k rollbackKit) submit(tenant fixture.Tenant, kind string, p enrichment.Proposal) string {
 	k.t.Helper()
-	res, err := k.st.Submit(tenant.Org, tenant.Clients[kind], []enrichment.Proposal{p}, store.SubmitOptions{})
+	res, err := k.st.Proposals().Submit(tenant.Org, tenant.Clients[kind], []enrichment.Proposal{p}, store.SubmitOptions{})
 	if err != nil {
 		k.t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRollbackWindow(t *testing.T) {
 	t.Cleanup(app.Cleanup)
 	k := rollbackKit{t, app, store.New(app)}
 	org, client := f.A.Org, f.A.Clients["both"]
-	if _, err := k.st.CreateWebhook(org, client, "https://hooks.example/a", []string{enrichment.EventRevisionReverted}, "sealed"); err != nil {
+	if _, err := k.st.Outbox().CreateWebhook(org, client, "https://hooks.example/a", []string{enrichment.EventRevisionReverted}, "sealed"); err != nil {
 		t.Fatal(err)
 	}
 	start := clock.Wall().Add(-time.Second)
@@ -206,7 +206,7 @@ func TestRollbackWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed, err := k.st.Changes(org, 0, 10_000)
+	feed, err := k.st.Catalog().Changes(org, 0, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,19 +284,19 @@ func TestRollbackWindow(t *testing.T) {
 			}
 		}
 	}
-	kept, err := k.st.MetricCounters(org)
+	kept, err := k.st.Metrics().MetricCounters(org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := k.st.RecountMetrics(org); err != nil {
+	if err := k.st.Metrics().RecountMetrics(org); err != nil {
 		t.Fatal(err)
 	}
-	if counted, _ := k.st.MetricCounters(org); !slices.Equal(kept, counted) {
+	if counted, _ := k.st.Metrics().MetricCounters(org); !slices.Equal(kept, counted) {
 		t.Errorf("counters after the rollback\n%v\nrecount\n%v", kept, counted)
 	}
 
 	// products moved: the change feed, the generation
-	after, err := k.st.Changes(org, feed.Last, 10_000)
+	after, err := k.st.Catalog().Changes(org, feed.Last, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}

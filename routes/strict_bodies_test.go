@@ -31,7 +31,7 @@ func TestUndefinedMembersRefused(t *testing.T) {
 		}
 		return n
 	}
-	hook, err := k.st.CreateWebhook(f.A.Org, f.A.Clients["submit"], "https://hooks.example/x", []string{"ping"}, "sealed")
+	hook, err := k.st.Outbox().CreateWebhook(f.A.Org, f.A.Clients["submit"], "https://hooks.example/x", []string{"ping"}, "sealed")
 	if err != nil {
 		t.Fatal(err)
 	}

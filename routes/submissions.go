@@ -55,7 +55,7 @@ func submissionsCreate(e *core.RequestEvent) error {
 		opts.ExternalID, opts.Idempotency = k.Key, k
 	}
 
-	results, err := st.Submit(requestOrg(e), client.ID, proposals, opts)
+	results, err := st.Proposals().Submit(requestOrg(e), client.ID, proposals, opts)
 	if err != nil {
 		return internalError(e, "store submission", err)
 	}

@@ -21,7 +21,7 @@ func templatesList(e *core.RequestEvent) error {
 	if notModified(e, tag) {
 		return nil
 	}
-	body, err := store.New(e.App).TemplatesJSON(requestOrg(e))
+	body, err := store.New(e.App).Catalog().TemplatesJSON(requestOrg(e))
 	if err != nil {
 		return internalError(e, "list attribute templates", err)
 	}

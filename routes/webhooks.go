@@ -84,7 +84,7 @@ func webhooksCreate(e *core.RequestEvent) error {
 	slices.SortFunc(events, func(a, b string) int {
 		return slices.Index(enrichment.WebhookEvents, a) - slices.Index(enrichment.WebhookEvents, b)
 	})
-	w, err := store.New(e.App).CreateWebhook(requestOrg(e), client.ID, req.URL, events, sealed)
+	w, err := store.New(e.App).Outbox().CreateWebhook(requestOrg(e), client.ID, req.URL, events, sealed)
 	if errors.Is(err, store.ErrTooManyWebhooks) {
 		return e.BadRequestError("An API client may have at most "+strconv.Itoa(enrichment.MaxWebhooksPerClient)+
 			" webhook subscriptions; delete one first.", nil)
@@ -97,7 +97,7 @@ func webhooksCreate(e *core.RequestEvent) error {
 
 // webhooksList lists the calling client's subscriptions, without secrets.
 func webhooksList(e *core.RequestEvent) error {
-	list, err := store.New(e.App).Webhooks(requestOrg(e), requestClient(e).ID)
+	list, err := store.New(e.App).Outbox().Webhooks(requestOrg(e), requestClient(e).ID)
 	if err != nil {
 		return internalError(e, "list webhooks", err)
 	}
@@ -110,7 +110,7 @@ func webhooksDelete(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	err = store.New(e.App).DeleteWebhook(requestOrg(e), requestClient(e).ID, id)
+	err = store.New(e.App).Outbox().DeleteWebhook(requestOrg(e), requestClient(e).ID, id)
 	if err != nil {
 		return notFoundOr(e, "delete a webhook", err)
 	}
@@ -129,7 +129,7 @@ func webhookDeliveriesList(e *core.RequestEvent) error {
 	if len(errs) > 0 {
 		return e.BadRequestError(firstMessage(errs), errs)
 	}
-	deliveries, err := store.New(e.App).WebhookDeliveries(requestOrg(e), requestClient(e).ID, id, page, size)
+	deliveries, err := store.New(e.App).Outbox().WebhookDeliveries(requestOrg(e), requestClient(e).ID, id, page, size)
 	if err != nil {
 		return notFoundOr(e, "list webhook deliveries", err)
 	}
@@ -145,7 +145,7 @@ func webhooksTest(e *core.RequestEvent) error {
 	if err := readNoBody(e); err != nil {
 		return err
 	}
-	d, err := store.New(e.App).QueuePing(requestOrg(e), requestClient(e).ID, id)
+	d, err := store.New(e.App).Outbox().QueuePing(requestOrg(e), requestClient(e).ID, id)
 	if err != nil {
 		return notFoundOr(e, "queue a ping", err)
 	}

@@ -206,7 +206,7 @@ func TestWebhookEventsQueued(t *testing.T) {
 		dbx.HashExp{"id": fmt.Sprint(newer)}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := store.New(app).ExpireOverdue(clock.Now(app)); err != nil || n != 1 {
+	if n, err := store.New(app).Proposals().ExpireOverdue(clock.Now(app)); err != nil || n != 1 {
 		t.Fatalf("expired %d, %v", n, err)
 	}
 
@@ -258,7 +258,7 @@ func TestWebhookRecords(t *testing.T) {
 	t.Cleanup(app.Cleanup)
 	h := handler(t, app)
 	id := subscribe(t, h, f.A.Keys["both"], "http://127.0.0.1:9/hook", "ping").ID
-	if _, err := store.New(app).QueuePing(f.A.Org, f.A.Clients["both"], id); err != nil {
+	if _, err := store.New(app).Outbox().QueuePing(f.A.Org, f.A.Clients["both"], id); err != nil {
 		t.Fatal(err)
 	}
 	super, revA, revB := fixture.SuperuserToken(t, app), fixture.ReviewerToken(t, app, string(f.A.Org)), fixture.ReviewerToken(t, app, string(f.B.Org))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -13,7 +14,7 @@ import (
 // assemble turns product rows into the API's products with a fixed number of
 // queries whatever the page size: one for the variants of the page's masters,
 // one for the masters of its variants, one for brands, one for options.
-func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Product, error) {
+func (s *Catalog) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Product, error) {
 	out := make([]enrichment.Product, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -66,7 +67,7 @@ func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Pr
 
 	for i, r := range rows {
 		p := enrichment.Product{
-			ID:          storedID(r.ID),
+			ID:          sqlparts.StoredID(r.ID),
 			SKU:         r.SKU,
 			ExternalID:  r.ExternalID,
 			GTIN:        r.GTIN,
@@ -79,7 +80,7 @@ func (s *Store) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Pr
 			Files:       decodeStrings(r.Files),
 		}
 		if r.AttributeTemplate != "" {
-			id := storedID(r.AttributeTemplate)
+			id := sqlparts.StoredID(r.AttributeTemplate)
 			p.AttributeTemplateID = &id
 		}
 		if b, ok := brands[r.Brand]; ok {
@@ -107,7 +108,7 @@ func setFamily(p *enrichment.Product, r productRow, family []variantRow, masterS
 	variants := make([]enrichment.Variant, len(family))
 	for i, v := range family {
 		variants[i] = enrichment.Variant{
-			ID:         storedID(v.ID),
+			ID:         sqlparts.StoredID(v.ID),
 			SKU:        v.SKU,
 			Name:       v.Name,
 			Attributes: apiAttributes(v.attributes, options),
@@ -129,7 +130,7 @@ type variantRow struct {
 func (r variantRow) recordID() string { return r.ID }
 
 // variantsOf returns the active variants of the given masters, by master id.
-func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][]variantRow, error) {
+func (s *Catalog) variantsOf(org enrichment.Org, masterIDs []string) (map[string][]variantRow, error) {
 	out := map[string][]variantRow{}
 	if len(masterIDs) == 0 {
 		return out, nil
@@ -141,8 +142,8 @@ func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][
 	err := s.db().NewQuery(`SELECT [[id]], [[sku]], [[name]], [[attributes]], [[variantMaster]]
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsVariantMaster + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[variantMaster]] != ''
-		AND ` + inList("variantMaster", "masters")).
-		Bind(dbx.Params{"org": string(org), "masters": inValues(masterIDs)}).
+		AND ` + sqlparts.InList("variantMaster", "masters")).
+		Bind(dbx.Params{"org": string(org), "masters": sqlparts.InValues(masterIDs)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variants: %w", err)
@@ -156,7 +157,7 @@ func (s *Store) variantsOf(org enrichment.Org, masterIDs []string) (map[string][
 }
 
 // skusByID maps product ids to SKUs, inactive products included.
-func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, error) {
+func (s *Catalog) skusByID(org enrichment.Org, ids []string) (map[string]string, error) {
 	out := map[string]string{}
 	if len(ids) == 0 {
 		return out, nil
@@ -166,8 +167,8 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 		SKU string `db:"sku"`
 	}
 	err := s.db().Select("id", "sku").From("products").
-		Where(byIDsOf(org)).
-		AndWhere(in("id", ids)).All(&rows)
+		Where(sqlparts.ByIDsOf(org)).
+		AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("load variant masters: %w", err)
 	}
@@ -179,7 +180,7 @@ func (s *Store) skusByID(org enrichment.Org, ids []string) (map[string]string, e
 
 // brandsByID returns those of ids that are brands of org, from all of its
 // brands (cached as its options are, see optionRefs).
-func (s *Store) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
+func (s *Catalog) brandsByID(org enrichment.Org, ids []string) (map[string]enrichment.Brand, error) {
 	return pickCached(s, brandsCache, org, ids, func() (map[string]enrichment.Brand, error) {
 		return s.allBrands(org)
 	})
@@ -194,7 +195,8 @@ var (
 
 // pickCached returns those of ids found among all of org's rows that load
 // reads, kept in the cache of kind; nothing is loaded for no ids.
-func pickCached[K comparable, V any](s *Store, kind cacheKind[enrichment.Org, map[K]V], org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
+func pickCached[K comparable, V any](a area, kind cacheKind[enrichment.Org, map[K]V], org enrichment.Org, ids []K, load func() (map[K]V, error)) (map[K]V, error) {
+	s := a.shared()
 	out := map[K]V{}
 	if len(ids) == 0 {
 		return out, nil
@@ -211,7 +213,7 @@ func pickCached[K comparable, V any](s *Store, kind cacheKind[enrichment.Org, ma
 	return out, nil
 }
 
-func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, error) {
+func (s *Catalog) allBrands(org enrichment.Org) (map[string]enrichment.Brand, error) {
 	var rows []struct {
 		ID      string `db:"id"`
 		Name    string `db:"name"`
@@ -225,7 +227,7 @@ func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, erro
 	}
 	all := make(map[string]enrichment.Brand, len(rows))
 	for _, r := range rows {
-		all[r.ID] = enrichment.Brand{ID: storedID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
+		all[r.ID] = enrichment.Brand{ID: sqlparts.StoredID(r.ID), Name: r.Name, Website: r.Website, Slug: r.Slug}
 	}
 	return all, nil
 }
@@ -235,14 +237,14 @@ func (s *Store) allBrands(org enrichment.Org) (map[string]enrichment.Brand, erro
 // generation holds (every change of an option moves it): a page of
 // products links to hundreds of options, and looking each up cost a lookup
 // of 50 SKUs nearly half its time.
-func (s *Store) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
+func (s *Catalog) optionRefs(org enrichment.Org, ids []int64) (map[int64]enrichment.OptionRef, error) {
 	return pickCached(s, optionsCache, org, ids, func() (map[int64]enrichment.OptionRef, error) {
 		return s.allOptionRefs(org)
 	})
 }
 
 // allOptionRefs is every template option of org, by id.
-func (s *Store) allOptionRefs(org enrichment.Org) (map[int64]enrichment.OptionRef, error) {
+func (s *Catalog) allOptionRefs(org enrichment.Org) (map[int64]enrichment.OptionRef, error) {
 	var rows []optionRow
 	err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
 		Where(dbx.HashExp{"organization": string(org)}).All(&rows)

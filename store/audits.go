@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -42,7 +43,7 @@ type auditRow struct {
 
 // Audits lists a page of the pending audits of orgs, oldest acceptance
 // first, with their total.
-func (s *Store) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Page[AuditItem], error) {
+func (s *Trust) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Page[AuditItem], error) {
 	in := make([]any, len(orgs))
 	for i, o := range orgs {
 		in[i] = string(o)
@@ -63,10 +64,10 @@ func (s *Store) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Pa
 	}
 	items := make([]AuditItem, len(rows))
 	for i, r := range rows {
-		it := AuditItem{ID: storedID(r.ID), Organization: storedID(r.Org), APIClient: storedID(r.Client), Policy: storedID(r.Policy),
+		it := AuditItem{ID: sqlparts.StoredID(r.ID), Organization: sqlparts.StoredID(r.Org), APIClient: sqlparts.StoredID(r.Client), Policy: sqlparts.StoredID(r.Policy),
 			SKU: r.SKU, Status: r.Status, ApprovedFields: decodeStrings(r.ApprovedFields), ReviewedAt: apiTime(r.ReviewedAt), Audit: r.Audit}
 		if r.Product != "" {
-			id := storedID(r.Product)
+			id := sqlparts.StoredID(r.Product)
 			it.ProductID = &id
 		}
 		if r.Band != "" {

@@ -60,7 +60,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	app := fixture.Empty(b)
 	st := store.New(app)
-	id, err := st.CreateOrg("Bench")
+	id, err := st.Accounts().CreateOrg("Bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 		b.Fatalf("active SKUs: %d, %v", len(env.skus), err)
 	}
 	key := apikey.New("")
-	env.client, err = st.CreateClient(env.org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
+	env.client, err = st.Accounts().CreateClient(env.org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func BenchmarkExportPage500(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			items := 0
 			for b.Loop() {
-				page, err := env.st.ExportPage(env.org, store.ExportQuery{Page: c.page(rng), PageSize: size})
+				page, err := env.st.Catalog().ExportPage(env.org, store.ExportQuery{Page: c.page(rng), PageSize: size})
 				if err != nil || len(page.Items) != size {
 					b.Fatalf("page: %d items, %v", len(page.Items), err)
 				}
@@ -143,7 +143,7 @@ func BenchmarkExportPage500(b *testing.B) {
 // BenchmarkEncodePage500 encodes a page of 500 as e.JSON does.
 func BenchmarkEncodePage500(b *testing.B) {
 	env := newBenchEnv(b)
-	page, err := env.st.ExportPage(env.org, store.ExportQuery{Page: 7, PageSize: 500})
+	page, err := env.st.Catalog().ExportPage(env.org, store.ExportQuery{Page: 7, PageSize: 500})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func BenchmarkLookup50(b *testing.B) {
 	}
 	n := 0
 	for b.Loop() {
-		items, err := env.st.ProductsBySKU(env.org, sets[n%len(sets)])
+		items, err := env.st.Catalog().ProductsBySKU(env.org, sets[n%len(sets)])
 		if err != nil || len(items) != 50 {
 			b.Fatalf("lookup: %d items, %v", len(items), err)
 		}
@@ -216,7 +216,7 @@ func BenchmarkSubmit1000(b *testing.B) {
 				if taken+1000-again > len(order) {
 					key := apikey.New("")
 					var err error
-					client, err = env.st.CreateClient(env.org, store.NewClient{Name: fmt.Sprint("bench ", n), Scopes: enrichment.Scopes,
+					client, err = env.st.Accounts().CreateClient(env.org, store.NewClient{Name: fmt.Sprint("bench ", n), Scopes: enrichment.Scopes,
 						KeyHash: key.Hash, KeyPrefix: key.Shown})
 					if err != nil {
 						b.Fatal(err)
@@ -231,7 +231,7 @@ func BenchmarkSubmit1000(b *testing.B) {
 				batch := benchProposals(rng, skus)
 				b.StartTimer()
 				start := cpuTime()
-				res, err := env.st.Submit(env.org, client, batch, store.SubmitOptions{ExternalID: fmt.Sprint("bench-", n)})
+				res, err := env.st.Proposals().Submit(env.org, client, batch, store.SubmitOptions{ExternalID: fmt.Sprint("bench-", n)})
 				cpu += cpuTime() - start
 				if err != nil || len(res) != 1000 || res[0].Status != enrichment.ResultCreated {
 					b.Fatalf("submit: %d results, %v", len(res), err)
@@ -285,7 +285,7 @@ func benchProposals(rng *rand.Rand, skus []string) []enrichment.Proposal {
 func BenchmarkGeneration(b *testing.B) {
 	app := fixture.Empty(b)
 	st := store.New(app)
-	id, err := st.CreateOrg("Bench")
+	id, err := st.Accounts().CreateOrg("Bench")
 	if err != nil {
 		b.Fatal(err)
 	}

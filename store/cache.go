@@ -96,7 +96,8 @@ func (c *cache[K, V]) refresh(key K, v V) {
 // now is before it);
 // otherwise load computes it afresh and it is kept. Inside a transaction it
 // always loads: the transaction may hold writes that the cache has not seen.
-func cached[K comparable, V any](s *Store, kind cacheKind[K, V], key K, now time.Time, load func() (loaded[V], error)) (V, error) {
+func cached[K comparable, V any](a area, kind cacheKind[K, V], key K, now time.Time, load func() (loaded[V], error)) (V, error) {
+	s := a.shared()
 	if s.app.IsTransactional() {
 		l, err := load()
 		return l.value, err
@@ -123,7 +124,8 @@ func cached[K comparable, V any](s *Store, kind cacheKind[K, V], key K, now time
 // cachedOf is cached for a value known to belong to org: it reads org's
 // generation, then computes the value, so a change that commits meanwhile
 // leaves the value under an old generation, never a new one.
-func cachedOf[K comparable, V any](s *Store, kind cacheKind[K, V], org enrichment.Org, key K, load func() (V, error)) (V, error) {
+func cachedOf[K comparable, V any](a area, kind cacheKind[K, V], org enrichment.Org, key K, load func() (V, error)) (V, error) {
+	s := a.shared()
 	if s.app.IsTransactional() {
 		return load()
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -30,7 +31,7 @@ type ChangesPage struct {
 
 // Changes returns org's changes numbered after `after`, at most limit of
 // them, each product once with its latest change of the page.
-func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage, error) {
+func (s *Catalog) Changes(org enrichment.Org, after int64, limit int) (ChangesPage, error) {
 	var rows []struct {
 		Seq     int64          `db:"seq"`
 		Product string         `db:"product"`
@@ -52,7 +53,7 @@ func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage
 	}
 	for i, r := range rows {
 		if latest[r.Product] == i {
-			page.Items = append(page.Items, enrichment.Change{ProductID: storedID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
+			page.Items = append(page.Items, enrichment.Change{ProductID: sqlparts.StoredID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
 		}
 		page.Last = r.Seq
 	}
@@ -61,7 +62,7 @@ func (s *Store) Changes(org enrichment.Org, after int64, limit int) (ChangesPage
 
 // ChangesHorizon is the last sequence number purged: a reader positioned
 // before it may have missed changes.
-func (s *Store) ChangesHorizon() (int64, error) {
+func (s *Catalog) ChangesHorizon() (int64, error) {
 	var h int64
 	if err := s.db().Select("purged").From(schema.ChangesHorizonTable).Row(&h); err != nil {
 		return 0, fmt.Errorf("read the change feed's horizon: %w", err)
@@ -72,7 +73,7 @@ func (s *Store) ChangesHorizon() (int64, error) {
 // PurgeChanges forgets the changes older than cutoff, and every change
 // numbered before them, so what remains is the feed's tail; it returns how
 // many it forgot.
-func (s *Store) PurgeChanges(cutoff time.Time) (int64, error) {
+func (s *Catalog) PurgeChanges(cutoff time.Time) (int64, error) {
 	var purged int64
 	err := s.Transaction(func(tx *Store) error {
 		var last int64
@@ -101,14 +102,14 @@ func (s *Store) PurgeChanges(cutoff time.Time) (int64, error) {
 // choice (as byIDsOf does): the products are found by id, never by scanning
 // the organization's rows once per chunk (an import of 100k new products
 // spent 45 s there).
-func (s *Store) RecordUpserts(org enrichment.Org, ids []int64) error {
+func (s *Catalog) RecordUpserts(org enrichment.Org, ids []int64) error {
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
 		_, err := s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
 			SELECT [[organization]], [[id]], [[sku]], 'upsert', strftime('%Y-%m-%d %H:%M:%fZ', 'now') FROM {{products}}
-			WHERE +[[organization]] = {:org} AND +[[active]] = 1 AND ` + inList("id", "ids") + `
+			WHERE +[[organization]] = {:org} AND +[[active]] = 1 AND ` + sqlparts.InList("id", "ids") + `
 			ORDER BY CAST([[id]] AS INTEGER)`).
-			Bind(dbx.Params{"org": string(org), "ids": inValues(stringIDs(chunk))}).Execute()
+			Bind(dbx.Params{"org": string(org), "ids": sqlparts.InValues(sqlparts.FormatIDs(chunk))}).Execute()
 		if err != nil {
 			return fmt.Errorf("record new products of organization %s in the change feed: %w", org, err)
 		}

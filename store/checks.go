@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -19,7 +20,7 @@ import (
 // organization's cache; the slugs other products have, from one indexed
 // query per batch. Each proposal's Issues end up with the checks' findings
 // first and those of its sources (found when it was read) after.
-func (s *Store) checkProposals(org enrichment.Org, proposals []enrichment.Proposal, matches map[string][]submissionProduct) error {
+func (s *Proposals) checkProposals(org enrichment.Org, proposals []enrichment.Proposal, matches map[string][]submissionProduct) error {
 	var slugs []string
 	for i := range proposals {
 		p := &proposals[i]
@@ -111,7 +112,7 @@ func escaped(s string) bool {
 
 // slugOwners maps each of slugs that products of org have to their ids, in
 // one query on the products' slug index.
-func (s *Store) slugOwners(org enrichment.Org, slugs []string) (map[string][]string, error) {
+func (s *Proposals) slugOwners(org enrichment.Org, slugs []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	if len(slugs) == 0 {
 		return out, nil
@@ -121,8 +122,8 @@ func (s *Store) slugOwners(org enrichment.Org, slugs []string) (map[string][]str
 		Slug string `db:"slug"`
 	}
 	err := s.db().NewQuery(`SELECT [[id]], [[slug]] FROM {{products}} INDEXED BY ` + schema.IdxProductsSlug + `
-		WHERE [[organization]] = {:org} AND [[slug]] != '' AND ` + inList("slug", "slugs")).
-		Bind(dbx.Params{"org": string(org), "slugs": inValues(unique(slugs))}).All(&rows)
+		WHERE [[organization]] = {:org} AND [[slug]] != '' AND ` + sqlparts.InList("slug", "slugs")).
+		Bind(dbx.Params{"org": string(org), "slugs": sqlparts.InValues(unique(slugs))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find the slugs of organization %s: %w", org, err)
 	}
@@ -139,7 +140,7 @@ var checkOptionsCache = cacheKind[enrichment.Org, map[string][]enrichment.CheckO
 // templateOptions is every attribute option of org by template id, as the
 // checks see them: from the cache while org's generation holds (every
 // change of an option moves it).
-func (s *Store) templateOptions(org enrichment.Org) (map[string][]enrichment.CheckOption, error) {
+func (s *Proposals) templateOptions(org enrichment.Org) (map[string][]enrichment.CheckOption, error) {
 	return cachedOf(s, checkOptionsCache, org, org, func() (map[string][]enrichment.CheckOption, error) {
 		var rows []optionRow
 		err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
@@ -150,7 +151,7 @@ func (s *Store) templateOptions(org enrichment.Org) (map[string][]enrichment.Che
 		}
 		out := map[string][]enrichment.CheckOption{}
 		for _, r := range rows {
-			out[r.Template] = append(out[r.Template], enrichment.CheckOption{ID: storedID(r.ID), Name: r.Attribute,
+			out[r.Template] = append(out[r.Template], enrichment.CheckOption{ID: sqlparts.StoredID(r.ID), Name: r.Attribute,
 				Unit: r.Unit, DataType: r.DataType})
 		}
 		return out, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -38,7 +39,7 @@ const claimSelect = `SELECT c.[[revision]], c.[[reviewer]], COALESCE(r.[[email]]
 
 // ClaimOf is the claim on org's revision, live or not; the zero Claim when
 // there is none.
-func (s *Store) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, error) {
+func (s *Review) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, error) {
 	var row claimRow
 	err := s.db().NewQuery(claimSelect + `WHERE c.[[revision]] = {:revision} AND c.[[organization]] = {:org}`).
 		Bind(dbx.Params{"revision": revision, "org": string(org)}).One(&row)
@@ -53,15 +54,15 @@ func (s *Store) ClaimOf(org enrichment.Org, revision string) (enrichment.Claim, 
 
 // LiveClaims are the live claims at now on those of the revisions of orgs
 // that have one, by revision id.
-func (s *Store) LiveClaims(orgs []enrichment.Org, revisions []string, now time.Time) (map[string]enrichment.Claim, error) {
+func (s *Review) LiveClaims(orgs []enrichment.Org, revisions []string, now time.Time) (map[string]enrichment.Claim, error) {
 	out := map[string]enrichment.Claim{}
 	if len(revisions) == 0 {
 		return out, nil
 	}
 	var rows []claimRow
-	err := s.db().NewQuery(claimSelect + `WHERE c.` + inList("revision", "revisions") + ` AND c.` + inList("organization", "orgs") +
+	err := s.db().NewQuery(claimSelect + `WHERE c.` + sqlparts.InList("revision", "revisions") + ` AND c.` + sqlparts.InList("organization", "orgs") +
 		` AND c.[[expiresAt]] > {:now}`).
-		Bind(dbx.Params{"revisions": inValues(revisions), "orgs": inValues(orgs), "now": FormatTime(now)}).All(&rows)
+		Bind(dbx.Params{"revisions": sqlparts.InValues(revisions), "orgs": sqlparts.InValues(orgs), "now": FormatTime(now)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("live claims: %w", err)
 	}
@@ -76,12 +77,12 @@ func (s *Store) LiveClaims(orgs []enrichment.Org, revisions []string, now time.T
 // It refuses, as a conflict, a revision that is no longer pending or that
 // another reviewer's live claim holds (enrichment.ClaimHeld); a revision
 // of another organization is not found.
-func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now time.Time) (enrichment.Claim, error) {
+func (s *Review) Claim(org enrichment.Org, revision int64, reviewer string, now time.Time) (enrichment.Claim, error) {
 	id := FormatID(revision)
 	var claim enrichment.Claim
 	err := s.Transaction(func(tx *Store) error {
 		var status string
-		err := tx.db().Select("status").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(byIDsOf(org)).Row(&status)
+		err := tx.db().Select("status").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(sqlparts.ByIDsOf(org)).Row(&status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return enrichment.NotFound("revision")
 		}
@@ -93,7 +94,7 @@ func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now t
 				Message: fmt.Sprintf("Revision %s is %s: only pending revisions can be claimed.", id, status),
 				Detail:  "The revision is " + status + "."}
 		}
-		held, err := tx.ClaimOf(org, id)
+		held, err := tx.Review().ClaimOf(org, id)
 		if err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now t
 		if err != nil {
 			return fmt.Errorf("claim revision %s: %w", id, err)
 		}
-		claim, err = tx.ClaimOf(org, id)
+		claim, err = tx.Review().ClaimOf(org, id)
 		return err
 	})
 	return claim, err
@@ -122,18 +123,18 @@ func (s *Store) Claim(org enrichment.Org, revision int64, reviewer string, now t
 // is refused as a conflict (enrichment.ClaimHeld); releasing a revision
 // that nobody holds does nothing; a revision of another organization is
 // not found.
-func (s *Store) ReleaseClaim(org enrichment.Org, revision int64, reviewer string, anyone bool, now time.Time) error {
+func (s *Review) ReleaseClaim(org enrichment.Org, revision int64, reviewer string, anyone bool, now time.Time) error {
 	id := FormatID(revision)
 	return s.Transaction(func(tx *Store) error {
 		var n int
-		err := tx.db().Select("COUNT(*)").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(byIDsOf(org)).Row(&n)
+		err := tx.db().Select("COUNT(*)").From(schema.Revisions).Where(dbx.HashExp{"id": id}).AndWhere(sqlparts.ByIDsOf(org)).Row(&n)
 		if err != nil {
 			return fmt.Errorf("read revision %s: %w", id, err)
 		}
 		if n == 0 {
 			return enrichment.NotFound("revision")
 		}
-		held, err := tx.ClaimOf(org, id)
+		held, err := tx.Review().ClaimOf(org, id)
 		if err != nil {
 			return err
 		}
@@ -156,12 +157,12 @@ func (s *Store) ReleaseClaim(org enrichment.Org, revision int64, reviewer string
 // The queue leaves them out by rowid, which its index holds; there are
 // few, and none at all is the common case, which then costs the queue
 // nothing.
-func (s *Store) othersClaimedRows(orgs []enrichment.Org, viewer string, now time.Time) ([]int64, error) {
+func (s *Review) othersClaimedRows(orgs []enrichment.Org, viewer string, now time.Time) ([]int64, error) {
 	var rows []int64
 	err := s.db().NewQuery(`SELECT x.[[_rowid_]] FROM {{` + schema.ReviewClaims + `}} AS c
 		JOIN {{` + schema.Revisions + `}} AS x ON x.[[id]] = c.[[revision]]
-		WHERE c.` + inList("organization", "orgs") + ` AND c.[[expiresAt]] > {:now} AND c.[[reviewer]] != {:viewer}`).
-		Bind(dbx.Params{"orgs": inValues(orgs), "now": FormatTime(now), "viewer": viewer}).Column(&rows)
+		WHERE c.` + sqlparts.InList("organization", "orgs") + ` AND c.[[expiresAt]] > {:now} AND c.[[reviewer]] != {:viewer}`).
+		Bind(dbx.Params{"orgs": sqlparts.InValues(orgs), "now": FormatTime(now), "viewer": viewer}).Column(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("revisions claimed by others: %w", err)
 	}
@@ -170,7 +171,7 @@ func (s *Store) othersClaimedRows(orgs []enrichment.Org, viewer string, now time
 
 // RevisionOrg is which of orgs the revision belongs to; not found when
 // none of them.
-func (s *Store) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.Org, error) {
+func (s *Review) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.Org, error) {
 	var org string
 	err := s.db().Select("organization").From(schema.Revisions).Where(dbx.HashExp{"id": FormatID(revision)}).Row(&org)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !slices.Contains(orgs, enrichment.Org(org))) {
@@ -184,12 +185,12 @@ func (s *Store) RevisionOrg(orgs []enrichment.Org, revision int64) (enrichment.O
 
 // RevisionOrgs maps those of the revisions that belong to one of orgs to
 // their organization; the others are left out.
-func (s *Store) RevisionOrgs(orgs []enrichment.Org, revisions []string) (map[string]enrichment.Org, error) {
+func (s *Review) RevisionOrgs(orgs []enrichment.Org, revisions []string) (map[string]enrichment.Org, error) {
 	var rows []struct {
 		ID  string `db:"id"`
 		Org string `db:"organization"`
 	}
-	err := s.db().Select("id", "organization").From(schema.Revisions).Where(in("id", revisions)).All(&rows)
+	err := s.db().Select("id", "organization").From(schema.Revisions).Where(sqlparts.In("id", revisions)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("organizations of revisions: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -30,7 +31,7 @@ var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes"
 
 func (r clientRow) client() enrichment.Client {
 	return enrichment.Client{
-		ID:         storedID(r.ID),
+		ID:         sqlparts.StoredID(r.ID),
 		Org:        enrichment.Org(r.Organization),
 		Name:       r.Name,
 		KeyPrefix:  r.KeyPrefix,
@@ -54,7 +55,7 @@ var clientsCache = cacheKind[string, enrichment.Client]{name: "enrichmentClients
 // cached while its organization's generation holds (a key's creation,
 // revocation and rotation move it), and until the grace of a rotated-out key
 // runs out at now.
-func (s *Store) ClientByKeyHash(keyHash string, now time.Time) (enrichment.Client, error) {
+func (s *Accounts) ClientByKeyHash(keyHash string, now time.Time) (enrichment.Client, error) {
 	return cached(s, clientsCache, keyHash, now, func() (loaded[enrichment.Client], error) {
 		c, generation, keyEnds, err := s.clientByKeyHashAtGeneration(keyHash, now)
 		return loaded[enrichment.Client]{value: c, org: c.Org, generation: generation, until: keyEnds}, err
@@ -66,7 +67,7 @@ func (s *Store) ClientByKeyHash(keyHash string, now time.Time) (enrichment.Clien
 // the client can be cached under it, and when the key stops working: the
 // end of its grace for a rotated-out key, zero for a current one. A
 // rotated-out key counts while its grace runs at now.
-func (s *Store) clientByKeyHashAtGeneration(keyHash string, now time.Time) (c enrichment.Client, generation int64, keyEnds time.Time, err error) {
+func (s *Accounts) clientByKeyHashAtGeneration(keyHash string, now time.Time) (c enrichment.Client, generation int64, keyEnds time.Time, err error) {
 	var row struct {
 		clientRow
 		Generation int64          `db:"generation"`
@@ -99,7 +100,7 @@ func (s *Store) clientByKeyHashAtGeneration(keyHash string, now time.Time) (c en
 
 // TouchClient records that a client's key was used at now. It writes the
 // column directly: no hooks, and the record's updated time stays put.
-func (s *Store) TouchClient(id int64, now time.Time) error {
+func (s *Accounts) TouchClient(id int64, now time.Time) error {
 	_, err := s.db().Update("api_clients",
 		dbx.Params{"lastUsedAt": FormatTime(now)},
 		dbx.HashExp{"id": FormatID(id)}).Execute()
@@ -111,7 +112,7 @@ func (s *Store) TouchClient(id int64, now time.Time) error {
 
 // RecordKeyUse touches c, found by keyHash, at now; the touch moves no
 // generation, so the cached client learns it here.
-func (s *Store) RecordKeyUse(keyHash string, c enrichment.Client, now time.Time) error {
+func (s *Accounts) RecordKeyUse(keyHash string, c enrichment.Client, now time.Time) error {
 	if err := s.TouchClient(c.ID, now); err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (s *Store) RecordKeyUse(keyHash string, c enrichment.Client, now time.Time)
 }
 
 // Clients lists an organization's API clients, newest last.
-func (s *Store) Clients(org enrichment.Org) ([]enrichment.Client, error) {
+func (s *Accounts) Clients(org enrichment.Org) ([]enrichment.Client, error) {
 	var rows []clientRow
 	err := s.db().Select(clientColumns...).From("api_clients").
 		Where(dbx.HashExp{"organization": string(org)}).
@@ -137,7 +138,7 @@ func (s *Store) Clients(org enrichment.Org) ([]enrichment.Client, error) {
 }
 
 // CreateOrg creates an organization and returns its id.
-func (s *Store) CreateOrg(name string) (int64, error) {
+func (s *Accounts) CreateOrg(name string) (int64, error) {
 	rec, err := s.newRecord("organizations")
 	if err != nil {
 		return 0, err
@@ -147,11 +148,11 @@ func (s *Store) CreateOrg(name string) (int64, error) {
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create organization: %w", err)
 	}
-	return storedID(rec.Id), nil
+	return sqlparts.StoredID(rec.Id), nil
 }
 
 // CountClientRevisions counts the revisions API client submitted for org.
-func (s *Store) CountClientRevisions(org enrichment.Org, client int64) (int, error) {
+func (s *Accounts) CountClientRevisions(org enrichment.Org, client int64) (int, error) {
 	var n int
 	err := s.db().Select("COUNT(*)").From(schema.Revisions).
 		Where(dbx.HashExp{"organization": string(org), "apiClient": FormatID(client)}).Row(&n)
@@ -163,7 +164,7 @@ func (s *Store) CountClientRevisions(org enrichment.Org, client int64) (int, err
 
 // Organizations lists every organization, in id order: for superusers,
 // who see them all.
-func (s *Store) Organizations() ([]enrichment.Org, error) {
+func (s *Accounts) Organizations() ([]enrichment.Org, error) {
 	var ids []string
 	err := s.db().Select("id").From(schema.Organizations).OrderBy("CAST(id AS INTEGER)").Column(&ids)
 	if err != nil {
@@ -177,7 +178,7 @@ func (s *Store) Organizations() ([]enrichment.Org, error) {
 }
 
 // OrgExists reports whether the organization exists.
-func (s *Store) OrgExists(org enrichment.Org) (bool, error) {
+func (s *Accounts) OrgExists(org enrichment.Org) (bool, error) {
 	var n int
 	err := s.db().Select("COUNT(*)").From("organizations").
 		Where(dbx.HashExp{"id": string(org)}).Row(&n)
@@ -198,7 +199,7 @@ type NewClient struct {
 }
 
 // CreateClient stores an active API client of org and returns its id.
-func (s *Store) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
+func (s *Accounts) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
 	rec, err := s.newRecord("api_clients")
 	if err != nil {
 		return 0, err
@@ -213,11 +214,11 @@ func (s *Store) CreateClient(org enrichment.Org, c NewClient) (int64, error) {
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create api client: %w", err)
 	}
-	return storedID(rec.Id), nil
+	return sqlparts.StoredID(rec.Id), nil
 }
 
 // RevokeClient deactivates an API client; its key is refused from then on.
-func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
+func (s *Accounts) RevokeClient(id int64) (enrichment.Client, error) {
 	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, enrichment.NotFound("API client")
@@ -237,18 +238,18 @@ func (s *Store) RevokeClient(id int64) (enrichment.Client, error) {
 // RotateKey gives an active API client a new key. The old key keeps working
 // until now+grace (not at all when grace is 0), so callers can switch over;
 // a key rotated out earlier keeps its own grace period.
-func (s *Store) RotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
+func (s *Accounts) RotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
 	var out enrichment.Client
 	err := s.Transaction(func(tx *Store) error {
 		var err error
-		out, err = tx.rotateKey(id, keyHash, keyPrefix, grace)
+		out, err = tx.Accounts().rotateKey(id, keyHash, keyPrefix, grace)
 		return err
 	})
 	return out, err
 }
 
 // rotateKey is RotateKey in the caller's transaction.
-func (s *Store) rotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
+func (s *Accounts) rotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
 	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.Client{}, enrichment.NotFound("API client")
@@ -280,7 +281,7 @@ func (s *Store) rotateKey(id int64, keyHash, keyPrefix string, grace time.Durati
 
 // retirePreviousKey keeps the client's previous key, while its grace lasts,
 // among the retired keys, and forgets the retired keys whose grace is over.
-func (s *Store) retirePreviousKey(rec *core.Record, now time.Time) error {
+func (s *Accounts) retirePreviousKey(rec *core.Record, now time.Time) error {
 	stamp := FormatTime(now)
 	if _, err := s.db().Delete(schema.RetiredKeysTable, dbx.NewExp("expiresAt <= {:now}", dbx.Params{"now": stamp})).
 		Execute(); err != nil {
@@ -298,7 +299,7 @@ func (s *Store) retirePreviousKey(rec *core.Record, now time.Time) error {
 	return nil
 }
 
-func (s *Store) newRecord(collection string) (*core.Record, error) {
+func (s *base) newRecord(collection string) (*core.Record, error) {
 	c, err := s.app.FindCachedCollectionByNameOrId(collection)
 	if err != nil {
 		return nil, fmt.Errorf("collection %s: %w", collection, err)
@@ -307,7 +308,7 @@ func (s *Store) newRecord(collection string) (*core.Record, error) {
 }
 
 // OrgByName finds the first organization (by id) with the given name.
-func (s *Store) OrgByName(name string) (enrichment.Org, error) {
+func (s *Accounts) OrgByName(name string) (enrichment.Org, error) {
 	var id string
 	err := s.db().Select("id").From("organizations").Where(dbx.HashExp{"name": name}).
 		OrderBy("CAST(id AS INTEGER)").Limit(1).Row(&id)

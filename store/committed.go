@@ -34,7 +34,7 @@ func OnCommitted(app core.App, step func(Committed)) {
 // committed hands c to the app's step: once the transaction the store
 // writes in commits (not at all when it rolls back), or at once outside
 // one.
-func (s *Store) committed(c Committed) {
+func (s *base) committed(c Committed) {
 	step, ok := s.app.Store().Get(afterCommitKey).(func(Committed))
 	if !ok || c.empty() {
 		return

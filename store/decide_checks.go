@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	validation "github.com/pocketbase/ozzo-validation/v4"
@@ -13,7 +14,7 @@ import (
 // and its refusals that come from the product.
 
 // reviewPolicy is org's review policy, as enrichment.Decide applies it.
-func (s *Store) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error) {
+func (s *Review) reviewPolicy(org enrichment.Org) (enrichment.ReviewPolicy, error) {
 	var row struct {
 		TTL           int  `db:"proposalTtlDays"`
 		RequireReason bool `db:"requireReason"`
@@ -44,7 +45,7 @@ func cannotApply(invalid validation.Errors) error {
 
 // templateOptionIDs maps the attribute names of org's template to their
 // option ids; empty when template is "".
-func (s *Store) templateOptionIDs(org enrichment.Org, template string) (map[string]int64, error) {
+func (s *Review) templateOptionIDs(org enrichment.Org, template string) (map[string]int64, error) {
 	out := map[string]int64{}
 	if template == "" {
 		return out, nil
@@ -59,7 +60,7 @@ func (s *Store) templateOptionIDs(org enrichment.Org, template string) (map[stri
 		return nil, fmt.Errorf("options of template %s of organization %s: %w", template, org, err)
 	}
 	for _, r := range rows {
-		out[r.Attribute] = storedID(r.ID)
+		out[r.Attribute] = sqlparts.StoredID(r.ID)
 	}
 	return out, nil
 }

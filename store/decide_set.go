@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
@@ -99,14 +100,14 @@ type setProduct struct {
 // (store/committed.go). One decision refused leaves the others as they
 // are. A revision refused as overdue is expired, in a transaction of its
 // own.
-func (s *Store) DecideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, error) {
+func (s *Review) DecideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, error) {
 	return s.DecideChosenSet(org, who, now, func(*Store) ([]SetDecision, error) { return ds, nil })
 }
 
 // DecideChosenSet is DecideSet for the decisions choose returns, reading
 // in the set's transaction (a trust policy checks there again which of
 // its candidates still qualify).
-func (s *Store) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Time, choose func(tx *Store) ([]SetDecision, error)) ([]SetOutcome, error) {
+func (s *Review) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Time, choose func(tx *Store) ([]SetDecision, error)) ([]SetOutcome, error) {
 	var outcomes []SetOutcome
 	var decided []int64
 	var overdue []string
@@ -115,7 +116,7 @@ func (s *Store) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Tim
 		if err != nil || len(ds) == 0 {
 			return err
 		}
-		outcomes, decided, overdue, err = tx.decideSet(org, ds, who, now)
+		outcomes, decided, overdue, err = tx.Review().decideSet(org, ds, who, now)
 		return err
 	})
 	if err != nil {
@@ -123,7 +124,7 @@ func (s *Store) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Tim
 	}
 	s.announceRevisions(nil, decided)
 	if len(overdue) > 0 {
-		if _, err := s.ExpireRevisions(org, overdue, now); err != nil {
+		if _, err := s.Proposals().ExpireRevisions(org, overdue, now); err != nil {
 			return outcomes, err
 		}
 	}
@@ -135,7 +136,7 @@ func (s *Store) DecideChosenSet(org enrichment.Org, who SetDecider, now time.Tim
 // review hook's way in, whose record save then announces the revision to
 // realtime. A revision refused as overdue (enrichment.RuleRevisionExpired)
 // is the caller's to expire, once its transaction is rolled back.
-func (s *Store) DecideInTransaction(org enrichment.Org, d SetDecision, who SetDecider, now time.Time) (SetOutcome, error) {
+func (s *Review) DecideInTransaction(org enrichment.Org, d SetDecision, who SetDecider, now time.Time) (SetOutcome, error) {
 	outcomes, _, _, err := s.decideSet(org, []SetDecision{d}, who, now)
 	if err != nil {
 		return SetOutcome{}, err
@@ -145,7 +146,7 @@ func (s *Store) DecideInTransaction(org enrichment.Org, d SetDecision, who SetDe
 
 // decideSet is DecideSet's work in the caller's transaction: it returns
 // the outcomes, the ids decided, and those refused as overdue.
-func (s *Store) decideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, []int64, []string, error) {
+func (s *Review) decideSet(org enrichment.Org, ds []SetDecision, who SetDecider, now time.Time) ([]SetOutcome, []int64, []string, error) {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
 		ids[i] = d.Revision
@@ -197,11 +198,11 @@ func (s *Store) decideSet(org enrichment.Org, ds []SetDecision, who SetDecider, 
 }
 
 // readSet reads org's revisions ids and their products, each by id.
-func (s *Store) readSet(org enrichment.Org, ids []string) (map[string]*setRow, map[string]*setProduct, error) {
+func (s *Review) readSet(org enrichment.Org, ids []string) (map[string]*setRow, map[string]*setProduct, error) {
 	var rows []setRow
 	err := s.db().Select("id", "apiClient", "product", "status", "created", "proposed", "supersededFields", "supersededAttributes",
 		"model", "confidenceBand", "confidence").From(schema.Revisions).
-		Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&rows)
+		Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the revisions of a set of decisions: %w", err)
 	}
@@ -222,7 +223,7 @@ func (s *Store) readSet(org enrichment.Org, ids []string) (map[string]*setRow, m
 
 // readProducts reads org's products ids (repeats and "" allowed) by id;
 // those that do not exist are left out.
-func (s *Store) readProducts(org enrichment.Org, ids []string) (map[string]*setProduct, error) {
+func (s *Review) readProducts(org enrichment.Org, ids []string) (map[string]*setProduct, error) {
 	ids = slices.DeleteFunc(unique(slices.Clone(ids)), func(id string) bool { return id == "" })
 	products := make(map[string]*setProduct, len(ids))
 	if len(ids) == 0 {
@@ -230,7 +231,7 @@ func (s *Store) readProducts(org enrichment.Org, ids []string) (map[string]*setP
 	}
 	var rows []setProduct
 	err := s.db().Select("id", "name", "slug", "description", "attributes", "files", "active", "attributeTemplate").
-		From(schema.Products).Where(byIDsOf(org)).AndWhere(in("id", ids)).All(&rows)
+		From(schema.Products).Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read products of organization %s: %w", org, err)
 	}
@@ -245,7 +246,7 @@ func (s *Store) readProducts(org enrichment.Org, ids []string) (map[string]*setP
 
 // decideOne checks decision d on rev and, unless it is refused, applies it
 // to its product in memory and hands its writes to w, filling o.
-func (s *Store) decideOne(w *setWriter, rev *setRow, products map[string]*setProduct, claims map[string]enrichment.Claim,
+func (s *Review) decideOne(w *setWriter, rev *setRow, products map[string]*setProduct, claims map[string]enrichment.Claim,
 	d SetDecision, who SetDecider, policy enrichment.ReviewPolicy, now time.Time, o *SetOutcome) error {
 	if rev == nil {
 		return enrichment.ErrNotFound
@@ -262,7 +263,7 @@ func (s *Store) decideOne(w *setWriter, rev *setRow, products map[string]*setPro
 	}
 	p := products[rev.Product]
 	if len(d.Corrections) > 0 && p != nil { // corrections are checked against the product's template
-		options, err := s.templateOptions(w.org)
+		options, err := s.Proposals().templateOptions(w.org)
 		if err != nil {
 			return err
 		}

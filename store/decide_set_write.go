@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -28,7 +29,7 @@ type setWriter struct {
 
 // newSetWriter prepares the writes of a set of decisions on org's
 // products; close it after use.
-func (s *Store) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
+func (s *Review) newSetWriter(org enrichment.Org, products []string, who SetDecider, now time.Time) (*setWriter, error) {
 	edits, err := s.newProductEdits(org, products)
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func (w *setWriter) revision(rev *setRow, p *setProduct, d SetDecision, applied 
 	w.deltas.move(rev.Client, model, rev.Created.Time(), w.now, d.Status, rev.Band, d.Reason)
 	w.deltas.addFields(rev.Client, model, w.now, mask, 1)
 	w.countForTrust(rev, p, mask)
-	id := storedID(rev.ID)
+	id := sqlparts.StoredID(rev.ID)
 	event := enrichment.RevisionEvent(d.Status)
 	w.events[event] = append(w.events[event], id)
 	w.decided = append(w.decided, id)
@@ -134,15 +135,15 @@ func (w *setWriter) finish() error {
 	if err := w.productEdits.write(); err != nil {
 		return err
 	}
-	if err := w.s.writeMetricDeltas(w.org, w.deltas); err != nil {
+	if err := w.s.Metrics().writeMetricDeltas(w.org, w.deltas); err != nil {
 		return err
 	}
-	if err := w.s.writeTrustDeltas(w.org, w.trust); err != nil {
+	if err := w.s.Trust().writeTrustDeltas(w.org, w.trust); err != nil {
 		return err
 	}
 	for _, status := range []string{enrichment.StatusAccepted, enrichment.StatusRejected} {
 		event := enrichment.RevisionEvent(status)
-		if err := w.s.queueRevisionEvents(w.org, event, w.events[event]); err != nil {
+		if err := w.s.Outbox().queueRevisionEvents(w.org, event, w.events[event]); err != nil {
 			return err
 		}
 	}
@@ -150,7 +151,7 @@ func (w *setWriter) finish() error {
 		return nil
 	}
 	// a decision ends any claim on its revision
-	_, err := w.s.db().Delete(schema.ReviewClaims, in("revision", stringIDs(w.decided))).Execute()
+	_, err := w.s.db().Delete(schema.ReviewClaims, sqlparts.In("revision", sqlparts.FormatIDs(w.decided))).Execute()
 	if err != nil {
 		return fmt.Errorf("end the claims on decided revisions: %w", err)
 	}

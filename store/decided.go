@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -73,8 +74,8 @@ func deciderOf(stored string) Decider {
 // decidedWhere is the condition of orgs' decided revisions that match q.
 func decidedWhere(orgs []enrichment.Org, q DecidedQuery) (string, dbx.Params) {
 	// note: the literal reviewedAt != '' lets SQLite use the partial index
-	where := []string{inList("organization", "orgs"), "[[reviewedAt]] != ''"}
-	params := dbx.Params{"orgs": inValues(orgs)}
+	where := []string{sqlparts.InList("organization", "orgs"), "[[reviewedAt]] != ''"}
+	params := dbx.Params{"orgs": sqlparts.InValues(orgs)}
 	if q.Reviewer != "" {
 		where = append(where, "[[reviewer]] = {:reviewer}")
 		params["reviewer"] = q.Reviewer
@@ -109,7 +110,7 @@ func decidedOf(row decidedRow) string {
 
 // Decided reads a page of the history of orgs' decisions, newest first
 // (ties newest submitted first).
-func (s *Store) Decided(orgs []enrichment.Org, q DecidedQuery) (enrichment.Page[DecidedItem], error) {
+func (s *Review) Decided(orgs []enrichment.Org, q DecidedQuery) (enrichment.Page[DecidedItem], error) {
 	where, params := decidedWhere(orgs, q)
 	from := " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxRevisionsDecidedHistory + " WHERE " + where
 	var total int
@@ -155,7 +156,7 @@ type decidedRow struct {
 }
 
 // decidedItems reads the revisions with the given rowids, in that order.
-func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
+func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	if len(rowIDs) == 0 {
 		return []DecidedItem{}, nil
 	}
@@ -166,7 +167,7 @@ func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 		FROM {{` + schema.Revisions + `}} AS r
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
 		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
-		WHERE r.` + inList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": inValues(rowIDs)}).All(&rows)
+		WHERE r.` + sqlparts.InList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": sqlparts.InValues(rowIDs)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read the decided revisions: %w", err)
 	}
@@ -193,10 +194,10 @@ func (s *Store) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 
 // ReviewerDecider is the stored decider of the reviewer of one of orgs
 // with that record id; not found when none of orgs has that reviewer.
-func (s *Store) ReviewerDecider(orgs []enrichment.Org, reviewer string) (string, error) {
+func (s *Review) ReviewerDecider(orgs []enrichment.Org, reviewer string) (string, error) {
 	var email string
 	err := s.db().Select("email").From(schema.Reviewers).Where(dbx.HashExp{"id": reviewer}).
-		AndWhere(dbx.NewExp(inList("organization", "orgs"), dbx.Params{"orgs": inValues(orgs)})).Row(&email)
+		AndWhere(dbx.NewExp(sqlparts.InList("organization", "orgs"), dbx.Params{"orgs": sqlparts.InValues(orgs)})).Row(&email)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", enrichment.NotFound("reviewer")
 	}

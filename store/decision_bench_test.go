@@ -29,7 +29,7 @@ func BenchmarkDecision(b *testing.B) {
 		if len(pending) == 0 {
 			b.StopTimer()
 			batch := benchProposals(rng, env.skus[(n%4)*1000:(n%4)*1000+1000])
-			res, err := env.st.Submit(env.org, env.client, batch, store.SubmitOptions{ExternalID: fmt.Sprint("decide-", n)})
+			res, err := env.st.Proposals().Submit(env.org, env.client, batch, store.SubmitOptions{ExternalID: fmt.Sprint("decide-", n)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func BenchmarkDecideSet(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		first := (n % 8) * size // products not decided before in this run's first 8 sets
-		res, err := env.st.Submit(env.org, env.client, benchProposals(rng, env.skus[first:first+size]),
+		res, err := env.st.Proposals().Submit(env.org, env.client, benchProposals(rng, env.skus[first:first+size]),
 			store.SubmitOptions{ExternalID: fmt.Sprint("set-", n)})
 		if err != nil {
 			b.Fatal(err)
@@ -88,7 +88,7 @@ func BenchmarkDecideSet(b *testing.B) {
 		}
 		n++
 		b.StartTimer()
-		out, err := env.st.DecideSet(env.org, ds, store.SetDecider{Name: "reviewer:bench@example.com"}, clock.Now(env.app))
+		out, err := env.st.Review().DecideSet(env.org, ds, store.SetDecider{Name: "reviewer:bench@example.com"}, clock.Now(env.app))
 		if err != nil {
 			b.Fatal(err)
 		}

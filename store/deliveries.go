@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -35,7 +36,7 @@ type DueDelivery struct {
 // DueDeliveries returns, for each active subscription not in busy, its
 // oldest delivery due at now: one per subscription, so a subscription with
 // a long backlog does not hold the others back.
-func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery, error) {
+func (s *Outbox) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery, error) {
 	var hooks []struct {
 		ID     string `db:"id"`
 		Org    string `db:"organization"`
@@ -54,7 +55,7 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 	stamp := FormatTime(now)
 	var out []DueDelivery
 	for _, h := range hooks {
-		id := storedID(h.ID)
+		id := sqlparts.StoredID(h.ID)
 		if busy[id] {
 			continue
 		}
@@ -71,14 +72,14 @@ func (s *Store) DueDeliveries(now time.Time, busy map[int64]bool) ([]DueDelivery
 		if err != nil {
 			return nil, fmt.Errorf("find the due delivery of webhook %d: %w", id, err)
 		}
-		out = append(out, DueDelivery{ID: storedID(row.ID), MessageID: row.Message, Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
+		out = append(out, DueDelivery{ID: sqlparts.StoredID(row.ID), MessageID: row.Message, Webhook: id, Org: enrichment.Org(h.Org), URL: h.URL,
 			SealedSecret: h.Secret, Payload: row.Payload, Attempts: row.Attempts})
 	}
 	return out, nil
 }
 
 // NextDeliveryAt is when the next pending delivery is due; zero when none is.
-func (s *Store) NextDeliveryAt() (time.Time, error) {
+func (s *Outbox) NextDeliveryAt() (time.Time, error) {
 	var next types.DateTime
 	err := s.db().NewQuery(`SELECT COALESCE(MIN([[nextAttemptAt]]), '') FROM {{` + schema.WebhookDeliveries + `}}
 		INDEXED BY ` + schema.IdxWebhookDeliveriesNext + ` WHERE [[status]] = 'pending'`).Row(&next)
@@ -100,7 +101,7 @@ type DeliveryOutcome struct {
 // a success clears it; a failure marks since when deliveries fail and,
 // past FailingDeactivation, deactivates the subscription, failing its
 // pending deliveries.
-func (s *Store) RecordAttempt(d DueDelivery, at time.Time, o DeliveryOutcome) error {
+func (s *Outbox) RecordAttempt(d DueDelivery, at time.Time, o DeliveryOutcome) error {
 	return s.Transaction(func(tx *Store) error {
 		stamp := FormatTime(at)
 		values := dbx.Params{"attempts": d.Attempts + 1, "lastStatusCode": o.StatusCode, "lastError": truncate(o.Error, 1000),
@@ -123,12 +124,12 @@ func (s *Store) RecordAttempt(d DueDelivery, at time.Time, o DeliveryOutcome) er
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil
 		}
-		return tx.recordHealth(d.Webhook, at, o.Delivered)
+		return tx.Outbox().recordHealth(d.Webhook, at, o.Delivered)
 	})
 }
 
 // recordHealth keeps a subscription's failingSince, and deactivates it.
-func (s *Store) recordHealth(webhook int64, at time.Time, delivered bool) error {
+func (s *Outbox) recordHealth(webhook int64, at time.Time, delivered bool) error {
 	where := dbx.HashExp{"id": FormatID(webhook)}
 	if delivered {
 		_, err := s.db().Update(schema.Webhooks, dbx.Params{"failingSince": ""}, where).Execute()

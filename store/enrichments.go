@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -43,8 +44,8 @@ type acceptedRow struct {
 }
 
 func (r acceptedRow) value() AcceptedValue {
-	return AcceptedValue{Product: storedID(r.Product), Field: r.Field, Attribute: r.Attribute,
-		Revision: storedID(r.Revision), Before: r.Before, Applied: r.Applied}
+	return AcceptedValue{Product: sqlparts.StoredID(r.Product), Field: r.Field, Attribute: r.Attribute,
+		Revision: sqlparts.StoredID(r.Revision), Before: r.Before, Applied: r.Applied}
 }
 
 // acceptedChanges are the values an accepted decision changed in the
@@ -95,12 +96,12 @@ type acceptedMemory struct {
 
 // acceptedMemoryOf reads the accepted values on record for org's products
 // and prepares to remember more; close it after use.
-func (s *Store) acceptedMemoryOf(org enrichment.Org, products []string) (*acceptedMemory, error) {
+func (s *Catalog) acceptedMemoryOf(org enrichment.Org, products []string) (*acceptedMemory, error) {
 	m := &acceptedMemory{org: org, stored: map[string][]acceptedRow{}}
 	for start := 0; start < len(products); start += 500 {
 		var rows []acceptedRow
 		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
-			Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("product", products[start:min(start+500, len(products))])).All(&rows)
+			Where(dbx.HashExp{"organization": string(org)}).AndWhere(sqlparts.In("product", products[start:min(start+500, len(products))])).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
 		}
@@ -146,7 +147,7 @@ func (m *acceptedMemory) remember(revision, product string, values []AcceptedVal
 
 // HasAcceptedValues says whether any of org's products has accepted values
 // on record: if none, an import need not look for them batch by batch.
-func (s *Store) HasAcceptedValues(org enrichment.Org) (bool, error) {
+func (s *Catalog) HasAcceptedValues(org enrichment.Org) (bool, error) {
 	var n int
 	err := s.db().NewQuery(`SELECT COUNT(*) FROM (SELECT 1 FROM {{` + schema.AcceptedValuesTable + `}}
 		WHERE [[organization]] = {:org} LIMIT 1)`).Bind(dbx.Params{"org": string(org)}).Row(&n)
@@ -158,13 +159,13 @@ func (s *Store) HasAcceptedValues(org enrichment.Org) (bool, error) {
 
 // AcceptedValues returns the accepted values on record for org's products
 // ids, by product.
-func (s *Store) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]AcceptedValue, error) {
+func (s *Catalog) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]AcceptedValue, error) {
 	out := map[int64][]AcceptedValue{}
 	for start := 0; start < len(ids); start += 500 {
 		var rows []acceptedRow
 		err := s.db().Select("product", "field", "attribute", "revision", "before", "applied").From(schema.AcceptedValuesTable).
 			Where(dbx.HashExp{"organization": string(org)}).
-			AndWhere(in("product", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
+			AndWhere(sqlparts.In("product", sqlparts.FormatIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read accepted values of organization %s: %w", org, err)
 		}
@@ -178,7 +179,7 @@ func (s *Store) AcceptedValues(org enrichment.Org, ids []int64) (map[int64][]Acc
 
 // ForgetAcceptedValues drops accepted values of org's products: the feed
 // caught up with them, or another value replaced them.
-func (s *Store) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue) error {
+func (s *Catalog) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue) error {
 	if len(values) == 0 {
 		return nil
 	}
@@ -197,7 +198,7 @@ func (s *Store) ForgetAcceptedValues(org enrichment.Org, values []AcceptedValue)
 // MarkOverwritten adds fields to the overwrittenFields of org's revisions
 // (revision id → fields), and attributes ("attributes.NAME") to their
 // overwrittenAttributes: a catalog import replaced the values they applied.
-func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, now string) error {
+func (s *Catalog) MarkOverwritten(org enrichment.Org, fields map[int64][]string, now string) error {
 	if len(fields) == 0 {
 		return nil
 	}
@@ -211,7 +212,7 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 		Attributes  []byte `db:"overwrittenAttributes"`
 	}
 	err := s.db().Select("id", "overwrittenFields", "overwrittenAttributes").From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(unique(ids)))).All(&rows)
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(unique(ids)))).All(&rows)
 	if err != nil {
 		return fmt.Errorf("read overwritten fields of organization %s: %w", org, err)
 	}
@@ -223,12 +224,12 @@ func (s *Store) MarkOverwritten(org enrichment.Org, fields map[int64][]string, n
 		had := decodeStrings([]byte(r.Overwritten))
 		var all []string
 		for _, name := range enrichment.EnrichableFields { // in API order, each once
-			if slices.Contains(had, name) || slices.Contains(fields[storedID(r.ID)], name) {
+			if slices.Contains(had, name) || slices.Contains(fields[sqlparts.StoredID(r.ID)], name) {
 				all = append(all, name)
 			}
 		}
 		attrs := decodeStrings(r.Attributes)
-		for _, key := range fields[storedID(r.ID)] {
+		for _, key := range fields[sqlparts.StoredID(r.ID)] {
 			if _, name, one := enrichment.SplitKey(key); one && !slices.Contains(attrs, name) {
 				attrs = append(attrs, name)
 			}

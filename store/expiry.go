@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -17,7 +18,7 @@ const expireBatch = 500
 // ExpireOverdue expires every pending revision that waited longer than its
 // organization's proposalTtlDays at now (organizations with 0 keep theirs
 // forever) and returns how many it expired.
-func (s *Store) ExpireOverdue(now time.Time) (int, error) {
+func (s *Proposals) ExpireOverdue(now time.Time) (int, error) {
 	var orgs []struct {
 		ID  string `db:"id"`
 		TTL int    `db:"proposalTtlDays"`
@@ -30,7 +31,7 @@ func (s *Store) ExpireOverdue(now time.Time) (int, error) {
 	total := 0
 	for _, o := range orgs {
 		cutoff := FormatTime(now.Add(-time.Duration(o.TTL) * 24 * time.Hour))
-		clients, err := s.Clients(enrichment.Org(o.ID))
+		clients, err := s.Accounts().Clients(enrichment.Org(o.ID))
 		if err != nil {
 			return total, err
 		}
@@ -48,7 +49,7 @@ func (s *Store) ExpireOverdue(now time.Time) (int, error) {
 // expireOverdueOf expires the pending revisions that client submitted for
 // org before cutoff, a batch at a time (on idx_revisions_client_created:
 // organization, client, status, created).
-func (s *Store) expireOverdueOf(org enrichment.Org, client int64, cutoff string, now time.Time) (int, error) {
+func (s *Proposals) expireOverdueOf(org enrichment.Org, client int64, cutoff string, now time.Time) (int, error) {
 	total := 0
 	for {
 		var ids []string
@@ -73,11 +74,11 @@ func (s *Store) expireOverdueOf(org enrichment.Org, client int64, cutoff string,
 // ExpireRevisions expires those of org's revisions ids that are still
 // pending, in one transaction with their webhook events, and returns how
 // many it expired.
-func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time) (int, error) {
+func (s *Proposals) ExpireRevisions(org enrichment.Org, ids []string, now time.Time) (int, error) {
 	var expired []int64
 	err := s.Transaction(func(tx *Store) error {
 		stamp := FormatTime(now)
-		params := dbx.Params{"org": string(org), "now": stamp, "ids": inValues(ids)}
+		params := dbx.Params{"org": string(org), "now": stamp, "ids": sqlparts.InValues(ids)}
 		var rows []struct {
 			ID      int64          `db:"id"`
 			Client  string         `db:"apiClient"`
@@ -85,7 +86,7 @@ func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time)
 			Model   []byte         `db:"model"`
 		}
 		err := tx.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'expired', [[closedAt]] = {:now}, [[updated]] = {:now}
-			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + inList("id", "ids") + `
+			WHERE [[organization]] = {:org} AND [[status]] = 'pending' AND ` + sqlparts.InList("id", "ids") + `
 			RETURNING CAST([[id]] AS INTEGER) AS [[id]], [[apiClient]], [[created]], [[model]]`).Bind(params).All(&rows)
 		if err != nil {
 			return fmt.Errorf("expire revisions of organization %s: %w", org, err)
@@ -95,10 +96,10 @@ func (s *Store) ExpireRevisions(org enrichment.Org, ids []string, now time.Time)
 			expired = append(expired, r.ID)
 			deltas.move(r.Client, storedModel(r.Model), r.Created.Time(), now, enrichment.StatusExpired, "", "")
 		}
-		if err := tx.writeMetricDeltas(org, deltas); err != nil {
+		if err := tx.Metrics().writeMetricDeltas(org, deltas); err != nil {
 			return err
 		}
-		return tx.queueRevisionEvents(org, enrichment.EventRevisionExpired, expired)
+		return tx.Outbox().queueRevisionEvents(org, enrichment.EventRevisionExpired, expired)
 	})
 	if err == nil {
 		s.announceRevisions(nil, expired)

@@ -30,14 +30,14 @@ var exportPagesCache = cacheKind[exportPagesKey, exportPages]{name: "enrichmentE
 // exportPagesFor returns where the pages of org's full export start, from
 // the cache while org's generation holds (which every change of the export's
 // products moves), else from one walk of the export index.
-func (s *Store) exportPagesFor(org enrichment.Org, pageSize int) (exportPages, error) {
+func (s *Catalog) exportPagesFor(org enrichment.Org, pageSize int) (exportPages, error) {
 	return cachedOf(s, exportPagesCache, org, exportPagesKey{org, pageSize}, func() (exportPages, error) {
 		return s.findExportPages(org, pageSize)
 	})
 }
 
 // findExportPages walks org's export index for where its pages start.
-func (s *Store) findExportPages(org enrichment.Org, pageSize int) (exportPages, error) {
+func (s *Catalog) findExportPages(org enrichment.Org, pageSize int) (exportPages, error) {
 	var p exportPages
 	var err error
 	if p.total, err = s.CountActiveProducts(org); err != nil {

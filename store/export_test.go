@@ -4,7 +4,7 @@ import "github.com/catalog-enrichment/enrichment/enrichment"
 
 // IndexedMetrics counts client's revisions within w (of f's model) from
 // the revisions alone, with no counter: what the counters must agree with.
-func (s *Store) IndexedMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
+func (s *Metrics) IndexedMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
 	counts, err := s.addEdges(org, client, []Window{w}, f, &m)
 	if err != nil {
@@ -27,12 +27,12 @@ func MetricsStatements() (counters, edges []string, ranges, edgeWindows int) {
 
 // PendingBefore is the read of a batch's pending revisions before its
 // write transaction (pendingBefore).
-func (s *Store) PendingBefore(org enrichment.Org, client int64, products []string) (*pendingSet, error) {
+func (s *Proposals) PendingBefore(org enrichment.Org, client int64, products []string) (*pendingSet, error) {
 	return s.pendingBefore(org, client, products, true)
 }
 
 // PendingNow is that read brought up to date within the transaction
 // (pendingProposals).
-func (s *Store) PendingNow(p any) ([]*enrichment.ProposalState, error) {
+func (s *Proposals) PendingNow(p any) ([]*enrichment.ProposalState, error) {
 	return s.pendingProposals(p.(*pendingSet), map[int64]modelKey{}, map[int64]int64{})
 }

@@ -36,7 +36,7 @@ const generationSQL = `SELECT COALESCE(MAX(generation), 0) FROM ` + schema.Gener
 // is the one it was read at. The data version alone cannot replace the
 // generations: every commit anywhere (each submission) moves it, and would
 // throw away every organization's cached export page starts.
-func (s *Store) Generation(org enrichment.Org) (int64, error) {
+func (s *base) Generation(org enrichment.Org) (int64, error) {
 	if s.app.IsTransactional() {
 		var g int64
 		err := s.db().NewQuery(generationSQL + "{:org}").Bind(dbx.Params{"org": string(org)}).Row(&g)
@@ -121,7 +121,7 @@ func (r *generationReader) read(org enrichment.Org) (int64, error) {
 
 // BumpGeneration raises org's generation, for the writes no trigger sees:
 // product inserts (see the migration).
-func (s *Store) BumpGeneration(org enrichment.Org) error {
+func (s *base) BumpGeneration(org enrichment.Org) error {
 	_, err := s.db().NewQuery(`INSERT INTO {{` + schema.GenerationsTable + `}} ([[organization]], [[generation]])
 		VALUES ({:org}, 1) ON CONFLICT ([[organization]]) DO UPDATE SET [[generation]] = [[generation]] + 1`).
 		Bind(dbx.Params{"org": string(org)}).Execute()

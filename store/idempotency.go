@@ -31,7 +31,7 @@ type StoredResponse struct {
 
 // FindIdempotent returns the stored response of client's key; enrichment.ErrNotFound
 // when the key was not used (or has expired).
-func (s *Store) FindIdempotent(client int64, key string) (StoredResponse, error) {
+func (s *Proposals) FindIdempotent(client int64, key string) (StoredResponse, error) {
 	var row struct {
 		RequestHash string `db:"requestHash"`
 		Response    []byte `db:"response"`
@@ -47,7 +47,7 @@ func (s *Store) FindIdempotent(client int64, key string) (StoredResponse, error)
 	return StoredResponse{RequestHash: row.RequestHash, Response: row.Response}, nil
 }
 
-func (s *Store) saveIdempotent(client int64, key IdempotencyKey, results []enrichment.SubmissionResult) error {
+func (s *Proposals) saveIdempotent(client int64, key IdempotencyKey, results []enrichment.SubmissionResult) error {
 	body, err := json.Marshal(results)
 	if err != nil {
 		return fmt.Errorf("encode response for idempotency: %w", err)
@@ -63,7 +63,7 @@ func (s *Store) saveIdempotent(client int64, key IdempotencyKey, results []enric
 }
 
 // PurgeIdempotent forgets keys used before cutoff; it returns how many.
-func (s *Store) PurgeIdempotent(cutoff time.Time) (int64, error) {
+func (s *Proposals) PurgeIdempotent(cutoff time.Time) (int64, error) {
 	res, err := s.db().Delete(schema.IdempotencyTable, dbx.NewExp("created < {:cutoff}",
 		dbx.Params{"cutoff": FormatTime(cutoff)})).Execute()
 	if err != nil {

@@ -40,7 +40,7 @@ type announcer struct {
 // step after commit (store/committed.go). Call it after the write
 // committed; inside a transaction it reports nothing: the caller's record
 // save (a hook's) announces its revision itself.
-func (s *Store) announceRevisions(created, updated []int64) {
+func (s *base) announceRevisions(created, updated []int64) {
 	if s.app.IsTransactional() {
 		return
 	}

@@ -319,7 +319,7 @@ func counterNames(prefix string) []string {
 
 // writeMetricDeltas adds the deltas to org's counters, in the caller's
 // transaction.
-func (s *Store) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
+func (s *Metrics) writeMetricDeltas(org enrichment.Org, d metricDeltas) error {
 	if len(d) == 0 {
 		return nil
 	}
@@ -379,7 +379,7 @@ var metricSpans = func() map[string]string {
 
 // RecountMetrics rebuilds org's counters from its revisions: after writes
 // that went around the store (SQL by hand, a restore of part of a table).
-func (s *Store) RecountMetrics(org enrichment.Org) error {
+func (s *Metrics) RecountMetrics(org enrichment.Org) error {
 	sums := make([]string, len(counterColumns))
 	for i, c := range counterColumns {
 		sums[i] = "SUM(" + c.counts + ")"
@@ -416,7 +416,7 @@ func (s *Store) RecountMetrics(org enrichment.Org) error {
 				return fmt.Errorf("count the revisions of organization %s by model: %w", org, err)
 			}
 		}
-		return tx.recountTrust(org) // the trust policies' counters (store/trust.go)
+		return tx.Trust().recountTrust(org) // the trust policies' counters (store/trust.go)
 	})
 }
 
@@ -429,7 +429,7 @@ type MetricCounter struct {
 
 // MetricCounters lists org's bucket rows that count anything, the client's
 // and then the models', in key order.
-func (s *Store) MetricCounters(org enrichment.Org) ([]MetricCounter, error) {
+func (s *Metrics) MetricCounters(org enrichment.Org) ([]MetricCounter, error) {
 	rows, err := s.db().NewQuery(`SELECT [[client]], [[span]], [[start]], '' AS [[model]], ` + strings.Join(counterNames(""), ", ") +
 		` FROM ` + schema.MetricCountsTable + ` WHERE [[organization]] = {:org}
 		UNION ALL SELECT [[client]], [[span]], [[start]], [[model]] || ' ' || [[version]], ` + strings.Join(counterNames(""), ", ") +

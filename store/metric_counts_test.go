@@ -25,14 +25,14 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	check := func(after string) {
 		t.Helper()
 		for _, org := range []enrichment.Org{f.A.Org, f.B.Org} {
-			kept, err := st.MetricCounters(org)
+			kept, err := st.Metrics().MetricCounters(org)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.RecountMetrics(org); err != nil {
+			if err := st.Metrics().RecountMetrics(org); err != nil {
 				t.Fatal(err)
 			}
-			counted, err := st.MetricCounters(org)
+			counted, err := st.Metrics().MetricCounters(org)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	conf := func(n int) *int { return &n }
 	submit := func(tenant fixture.Tenant, ps ...enrichment.Proposal) []int64 {
 		t.Helper()
-		res, err := st.Submit(tenant.Org, tenant.Clients["both"], ps, store.SubmitOptions{})
+		res, err := st.Proposals().Submit(tenant.Org, tenant.Clients["both"], ps, store.SubmitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	)
 	submit(f.B, enrichment.Proposal{SKU: "SKU-1", Confidence: conf(50), Fields: enrichment.Fields{Name: str("B's")}, Model: v1})
 	check("a submission")
-	kept, err := st.MetricCounters(f.A.Org)
+	kept, err := st.Metrics().MetricCounters(f.A.Org)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +109,11 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	check("an acceptance with corrections")
 	// the edges of a window count per field from the decisions' masks as
 	// the counters do
-	all, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
+	all, err := st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	edge, err := st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: clock.Now(app).Add(-time.Minute), Until: clock.Now(app).Add(time.Minute)}, store.ModelFilter{})
+	edge, err := st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: clock.Now(app).Add(-time.Minute), Until: clock.Now(app).Add(time.Minute)}, store.ModelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,21 +126,21 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	if !slices.Equal(all.ByField, want) {
 		t.Errorf("by field %+v, want %+v", all.ByField, want)
 	}
-	if _, err := st.Rollback(f.A.Org, store.RollbackSelection{Revision: ids[0]}, "test", clock.Now(app)); err != nil {
+	if _, err := st.Review().Rollback(f.A.Org, store.RollbackSelection{Revision: ids[0]}, "test", clock.Now(app)); err != nil {
 		t.Fatal(err)
 	}
 	check("a rollback of one revision")
-	res, err := st.Rollback(f.A.Org, store.RollbackSelection{Client: f.A.Clients["both"], Window: store.Window{Since: clock.Now(app).Add(-time.Hour)},
+	res, err := st.Review().Rollback(f.A.Org, store.RollbackSelection{Client: f.A.Clients["both"], Window: store.Window{Since: clock.Now(app).Add(-time.Hour)},
 		Model: store.ModelFilter{Name: "writer", Version: "2"}}, "test", clock.Now(app))
 	if err != nil || res.Revisions != 1 {
 		t.Fatalf("rolled back %+v, %v; want the partial acceptance of writer 2", res, err)
 	}
 	check("a rollback of a model version's window, of a decision with a reason")
-	all, err = st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
+	all, err = st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{}, store.ModelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	edge, err = st.AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: clock.Now(app).Add(-time.Minute), Until: clock.Now(app).Add(time.Minute)}, store.ModelFilter{})
+	edge, err = st.Metrics().AcceptanceMetrics(f.A.Org, f.A.Clients["both"], store.Window{Since: clock.Now(app).Add(-time.Minute), Until: clock.Now(app).Add(time.Minute)}, store.ModelFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +154,10 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 		dbx.HashExp{"id": store.FormatID(ids[4])}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RecountMetrics(f.A.Org); err != nil { // the aging above went around the store
+	if err := st.Metrics().RecountMetrics(f.A.Org); err != nil { // the aging above went around the store
 		t.Fatal(err)
 	}
-	if n, err := st.ExpireOverdue(clock.Now(app)); err != nil || n != 1 {
+	if n, err := st.Proposals().ExpireOverdue(clock.Now(app)); err != nil || n != 1 {
 		t.Fatalf("expired %d, %v", n, err)
 	}
 	check("an expiry")
@@ -169,11 +169,11 @@ func TestMetricCountersMatchARecount(t *testing.T) {
 	if err := app.Delete(org); err != nil {
 		t.Fatal(err)
 	}
-	if left, err := st.MetricCounters(f.A.Org); err != nil || len(left) != 0 {
+	if left, err := st.Metrics().MetricCounters(f.A.Org); err != nil || len(left) != 0 {
 		t.Errorf("counters of the deleted organization: %v, %v", left, err)
 	}
 	check("an organization deleted")
-	if kept, _ := st.MetricCounters(f.B.Org); len(kept) == 0 {
+	if kept, _ := st.Metrics().MetricCounters(f.B.Org); len(kept) == 0 {
 		t.Error("the other organization lost its counters")
 	}
 }

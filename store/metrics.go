@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -27,7 +28,7 @@ type Window struct {
 // With a filter, every figure counts only the proposals of that model (the
 // model counters, and the same revisions at the edges). byModel comes from
 // the model counters and the decided revisions at the edges.
-func (s *Store) AcceptanceMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
+func (s *Metrics) AcceptanceMetrics(org enrichment.Org, client int64, w Window, f ModelFilter) (enrichment.AcceptanceMetrics, error) {
 	m := enrichment.NewAcceptanceMetrics()
 	byModel, err := s.countWindow(org, client, w, f, &m)
 	if err != nil {
@@ -75,7 +76,7 @@ func windowPlan(w Window) ([]bucketRange, []Window) {
 
 // countWindow adds client's revisions within w (of the filter's model) to m
 // and returns its decided ones by model version.
-func (s *Store) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
+func (s *Metrics) countWindow(org enrichment.Org, client int64, w Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	ranges, edges := windowPlan(w)
 	var byModel []modelCount
 	if len(edges) > 0 {
@@ -127,7 +128,7 @@ func cover(from, to time.Time, span string) []bucketRange {
 // Overview is the acceptance metrics of every API client of org that
 // submitted anything, in id order, and of all of them together, without a
 // window: the reviewers' overview, from the "all" counters.
-func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
+func (s *Metrics) Overview(org enrichment.Org) (enrichment.Overview, error) {
 	rows, err := s.db().Select(append([]string{"client"}, counterNames("")...)...).From(schema.MetricCountsTable).
 		Where(dbx.HashExp{"organization": string(org), "span": spanAll}).Rows()
 	if err != nil {
@@ -143,12 +144,12 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 		}
 		m := enrichment.NewAcceptanceMetrics()
 		c.addTo(&m)
-		byClient[storedID(client)] = &m
+		byClient[sqlparts.StoredID(client)] = &m
 	}
 	if err := rows.Err(); err != nil {
 		return enrichment.Overview{}, fmt.Errorf("overview of organization %s: %w", org, err)
 	}
-	clients, err := s.Clients(org)
+	clients, err := s.Accounts().Clients(org)
 	if err != nil {
 		return enrichment.Overview{}, err
 	}
@@ -164,7 +165,7 @@ func (s *Store) Overview(org enrichment.Org) (enrichment.Overview, error) {
 		}
 		out.All.Add(*m)
 		out.Clients = append(out.Clients, enrichment.ClientMetrics{ID: c.ID, Name: c.Name, Active: c.Active,
-			Organization: storedID(string(org)), Metrics: *m})
+			Organization: sqlparts.StoredID(string(org)), Metrics: *m})
 	}
 	out.All.Finish()
 	return out, nil

@@ -68,7 +68,7 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.RecountMetrics(f.A.Org); err != nil {
+	if err := st.Metrics().RecountMetrics(f.A.Org); err != nil {
 		t.Fatal(err)
 	}
 	instant := func() time.Time {
@@ -97,14 +97,14 @@ func TestWindowsFromCountersMatchTheIndex(t *testing.T) {
 			w.Until = w.Since.Add(time.Duration(rng.Int64N(int64(5 * time.Hour)))) // and a few hours
 		}
 		filter := []store.ModelFilter{{}, {Name: "writer"}, {Version: "1"}, {Name: "writer", Version: "2"}, {Name: "nobody"}}[i%5]
-		got, err := st.AcceptanceMetrics(f.A.Org, client, w, filter)
+		got, err := st.Metrics().AcceptanceMetrics(f.A.Org, client, w, filter)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got.ByModel) > 0 {
 			modelled++
 		}
-		want, err := st.IndexedMetrics(f.A.Org, client, w, filter)
+		want, err := st.Metrics().IndexedMetrics(f.A.Org, client, w, filter)
 		if err != nil {
 			t.Fatal(err)
 		}

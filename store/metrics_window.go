@@ -90,7 +90,7 @@ func rangeArgs(org enrichment.Org, client int64, ranges []bucketRange, extra ...
 // filter the client's counters make m and the model counters give byModel
 // (their accepted and rejected columns only); with one, only the model
 // counters are read, and they make both.
-func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
+func (s *Metrics) addCounters(org enrichment.Org, client int64, ranges []bucketRange, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	if len(ranges) > maxRanges {
 		return nil, fmt.Errorf("%d bucket ranges, more than %d", len(ranges), maxRanges)
 	}
@@ -118,7 +118,7 @@ func (s *Store) addCounters(org enrichment.Org, client int64, ranges []bucketRan
 // readModelCounts reads rows of a model name and version followed by every
 // counter, added to m, or (m nil) by the accepted and rejected revisions
 // alone; it returns the decided revisions by model version.
-func (s *Store) readModelCounts(query string, args []any, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
+func (s *Metrics) readModelCounts(query string, args []any, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	rows, err := s.readPrepared(query, args...)
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ var edgeStatements = [2]string{edgeSQL(false), edgeSQL(true)}
 // addEdges counts client's revisions within the windows (at most
 // maxEdges; a zero bound is open) into m and returns the decided ones with
 // a model by model version.
-func (s *Store) addEdges(org enrichment.Org, client int64, edges []Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
+func (s *Metrics) addEdges(org enrichment.Org, client int64, edges []Window, f ModelFilter, m *enrichment.AcceptanceMetrics) ([]modelCount, error) {
 	if len(edges) > maxEdges {
 		return nil, fmt.Errorf("%d edge windows, more than %d", len(edges), maxEdges)
 	}

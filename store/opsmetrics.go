@@ -28,7 +28,7 @@ type OrgQueue struct {
 // Queues returns every organization's queue: the pending count from the
 // all-time metric counters, the oldest pending revision from the first
 // entry of the pending index, the audits waiting from the audit index.
-func (s *Store) Queues() ([]OrgQueue, error) {
+func (s *Review) Queues() ([]OrgQueue, error) {
 	var rows []struct {
 		Org     string         `db:"org"`
 		Pending int64          `db:"pending"`
@@ -57,7 +57,7 @@ func (s *Store) Queues() ([]OrgQueue, error) {
 // DecisionCounts returns how many decisions each kind of decider
 // (enrichment.DecidedByReviewer, DecidedByPolicy) made, as the decision
 // trigger counted them.
-func (s *Store) DecisionCounts() (map[string]int64, error) {
+func (s *Review) DecisionCounts() (map[string]int64, error) {
 	var rows []struct {
 		DecidedBy string `db:"decidedBy"`
 		N         int64  `db:"n"`
@@ -75,7 +75,7 @@ func (s *Store) DecisionCounts() (map[string]int64, error) {
 // DeliveriesDue counts the webhook deliveries due at now and returns when
 // the longest-waiting one fell due (zero when none is), from the outbox's
 // index of pending deliveries by nextAttemptAt.
-func (s *Store) DeliveriesDue(now time.Time) (int64, time.Time, error) {
+func (s *Outbox) DeliveriesDue(now time.Time) (int64, time.Time, error) {
 	var row struct {
 		N      int64          `db:"n"`
 		Oldest types.DateTime `db:"oldest"`
@@ -93,7 +93,7 @@ func (s *Store) DeliveriesDue(now time.Time) (int64, time.Time, error) {
 // PoliciesByState counts the trust policies in each state (a few per
 // organization, so a count of the table is no scan of the catalog; every state
 // listed, zero when none is in it).
-func (s *Store) PoliciesByState() (map[string]int64, error) {
+func (s *Trust) PoliciesByState() (map[string]int64, error) {
 	var rows []struct {
 		State string `db:"state"`
 		N     int64  `db:"n"`

@@ -26,7 +26,7 @@ func TestOrgStatusIndexHoldsPending(t *testing.T) {
 		return enrichment.Proposal{SKU: "SKU-1", Fields: enrichment.Fields{Name: &v}}
 	}
 	for _, v := range []string{"One", "Two"} {
-		if _, err := st.Submit(f.A.Org, client, []enrichment.Proposal{name(v)}, store.SubmitOptions{}); err != nil {
+		if _, err := st.Proposals().Submit(f.A.Org, client, []enrichment.Proposal{name(v)}, store.SubmitOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,7 +59,7 @@ func TestPendingReadBeforeTheTransaction(t *testing.T) {
 	one, two, slug := "One", "Two", "one"
 	submit := func(proposals ...enrichment.Proposal) []int64 {
 		t.Helper()
-		res, err := st.Submit(f.A.Org, client, proposals, store.SubmitOptions{})
+		res, err := st.Proposals().Submit(f.A.Org, client, proposals, store.SubmitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestPendingReadBeforeTheTransaction(t *testing.T) {
 	first := submit(enrichment.Proposal{SKU: "SKU-1", Fields: enrichment.Fields{Name: &one, Slug: &slug}},
 		enrichment.Proposal{SKU: "SKU-M", Fields: enrichment.Fields{Name: &one}})
 	products := []string{store.FormatID(f.A.Products["SKU-1"]), store.FormatID(f.A.Products["SKU-M"])}
-	before, err := st.PendingBefore(f.A.Org, client, products)
+	before, err := st.Proposals().PendingBefore(f.A.Org, client, products)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestPendingReadBeforeTheTransaction(t *testing.T) {
 		var now []*enrichment.ProposalState
 		if err := st.Transaction(func(tx *store.Store) error {
 			var err error
-			now, err = tx.PendingNow(before)
+			now, err = tx.Proposals().PendingNow(before)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -104,7 +104,7 @@ func TestPendingReadBeforeTheTransaction(t *testing.T) {
 	}
 	pendingNow("read again after a commit", before)
 	// read when nothing was committed since: as read
-	again, err := st.PendingBefore(f.A.Org, client, products)
+	again, err := st.Proposals().PendingBefore(f.A.Org, client, products)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -80,7 +81,7 @@ const planColumns = `r.[[id]], r.[[sku]], r.[[status]], r.[[confidence]], r.[[co
 
 // AcceptPlan plans the group accept q names among the revisions of orgs; a
 // named revision that is not one of theirs is left out.
-func (s *Store) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
+func (s *Review) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
 	candidates, err := s.planCandidates(orgs, q)
 	if err != nil {
 		return Plan{}, err
@@ -93,9 +94,9 @@ func (s *Store) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
 	}
 	var others []planRow
 	if len(products) > 0 {
-		err = s.db().NewQuery(`SELECT ` + planColumns + `WHERE r.` + inList("product", "products") +
-			` AND r.[[status]] = 'pending' AND r.` + inList("organization", "orgs")).
-			Bind(dbx.Params{"products": inValues(unique(products)), "orgs": inValues(orgs)}).All(&others)
+		err = s.db().NewQuery(`SELECT ` + planColumns + `WHERE r.` + sqlparts.InList("product", "products") +
+			` AND r.[[status]] = 'pending' AND r.` + sqlparts.InList("organization", "orgs")).
+			Bind(dbx.Params{"products": sqlparts.InValues(unique(products)), "orgs": sqlparts.InValues(orgs)}).All(&others)
 		if err != nil {
 			return Plan{}, fmt.Errorf("read the pending revisions of the plan's products: %w", err)
 		}
@@ -127,24 +128,24 @@ func (s *Store) AcceptPlan(orgs []enrichment.Org, q PlanQuery) (Plan, error) {
 }
 
 // planCandidates reads the revisions q names, in q's order.
-func (s *Store) planCandidates(orgs []enrichment.Org, q PlanQuery) ([]planRow, error) {
+func (s *Review) planCandidates(orgs []enrichment.Org, q PlanQuery) ([]planRow, error) {
 	var rows []planRow
 	if q.Revisions != nil {
 		if len(q.Revisions) == 0 {
 			return nil, nil
 		}
-		err := s.db().NewQuery(`SELECT ` + planColumns + `WHERE r.` + inList("id", "ids") + ` AND r.` + inList("organization", "orgs")).
-			Bind(dbx.Params{"ids": inValues(formatIDs(q.Revisions)), "orgs": inValues(orgs)}).All(&rows)
+		err := s.db().NewQuery(`SELECT ` + planColumns + `WHERE r.` + sqlparts.InList("id", "ids") + ` AND r.` + sqlparts.InList("organization", "orgs")).
+			Bind(dbx.Params{"ids": sqlparts.InValues(sqlparts.FormatIDs(q.Revisions)), "orgs": sqlparts.InValues(orgs)}).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read the revisions of the plan: %w", err)
 		}
 		slices.SortFunc(rows, func(a, b planRow) int {
-			return slices.Index(q.Revisions, storedID(a.ID)) - slices.Index(q.Revisions, storedID(b.ID))
+			return slices.Index(q.Revisions, sqlparts.StoredID(a.ID)) - slices.Index(q.Revisions, sqlparts.StoredID(b.ID))
 		})
 		return rows, nil
 	}
-	where := `WHERE r.` + inList("organization", "orgs") + ` AND r.[[status]] = 'pending' AND r.[[confidenceBand]] = {:band}`
-	params := dbx.Params{"orgs": inValues(orgs), "band": enrichment.ConfidenceBand(enrichment.BulkAcceptMinConfidence)}
+	where := `WHERE r.` + sqlparts.InList("organization", "orgs") + ` AND r.[[status]] = 'pending' AND r.[[confidenceBand]] = {:band}`
+	params := dbx.Params{"orgs": sqlparts.InValues(orgs), "band": enrichment.ConfidenceBand(enrichment.BulkAcceptMinConfidence)}
 	if q.Client != 0 {
 		where += ` AND r.[[apiClient]] = {:client}`
 		params["client"] = FormatID(q.Client)
@@ -162,7 +163,7 @@ func (r planRow) contender() enrichment.Contender {
 	if len(r.Proposed) > 0 && json.Unmarshal(r.Proposed, &proposed) != nil {
 		proposed = enrichment.Fields{} // note: a proposal that cannot be read competes for nothing
 	}
-	return enrichment.Contender{ID: storedID(r.ID), Product: storedID(r.Product), Confidence: r.Confidence,
+	return enrichment.Contender{ID: sqlparts.StoredID(r.ID), Product: sqlparts.StoredID(r.Product), Confidence: r.Confidence,
 		Created: r.Created.Time(), Fields: enrichment.PendingFields(proposed, decodeStrings(r.Superseded))}
 }
 

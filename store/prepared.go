@@ -77,7 +77,7 @@ func (p *preparedStatements) close() {
 
 // readPrepared runs a read query: on a statement prepared once, or within
 // the store's transaction as it is.
-func (s *Store) readPrepared(query string, args ...any) (*sql.Rows, error) {
+func (s *base) readPrepared(query string, args ...any) (*sql.Rows, error) {
 	if s.app.IsTransactional() {
 		// note: PocketBase's builders are dbx's, which expose their executor
 		ex, ok := s.db().(interface{ Executor() dbx.Executor })

@@ -25,8 +25,8 @@ type attributeLinker func(current int64, proposed enrichment.StoredAttribute) in
 // linkerWith makes the attributeLinker of a product whose template's
 // options are byName (option ids by attribute name; none without a
 // template), for the proposed attributes.
-func (s *Store) linkerWith(org enrichment.Org, byName map[string]int64, proposed []enrichment.StoredAttribute) (attributeLinker, error) {
-	known, err := s.optionRefs(org, unique(appendOptionIDs(nil, proposed)))
+func (s *Review) linkerWith(org enrichment.Org, byName map[string]int64, proposed []enrichment.StoredAttribute) (attributeLinker, error) {
+	known, err := s.Catalog().optionRefs(org, unique(appendOptionIDs(nil, proposed)))
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (c *productChecker) check(v enrichment.ProductValues, fields []string) erro
 // together, in the caller's transaction: a single decision of the review
 // hook and a set of decisions alike.
 type productEdits struct {
-	s      *Store
+	s      *Review
 	org    enrichment.Org
 	memory *acceptedMemory
 	check  *productChecker
@@ -162,12 +162,12 @@ type productEdits struct {
 }
 
 // newProductEdits prepares to edit org's products; close it after use.
-func (s *Store) newProductEdits(org enrichment.Org, products []string) (*productEdits, error) {
+func (s *Review) newProductEdits(org enrichment.Org, products []string) (*productEdits, error) {
 	check, err := newProductChecker(s.app)
 	if err != nil {
 		return nil, err
 	}
-	memory, err := s.acceptedMemoryOf(org, products)
+	memory, err := s.Catalog().acceptedMemoryOf(org, products)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +187,13 @@ func (w *productEdits) apply(revision string, p *setProduct, applied enrichment.
 		byName, ok := w.templates[p.Template]
 		if !ok {
 			var err error
-			if byName, err = w.s.templateOptionIDs(w.org, p.Template); err != nil {
+			if byName, err = w.s.Review().templateOptionIDs(w.org, p.Template); err != nil {
 				return err
 			}
 			w.templates[p.Template] = byName
 		}
 		var err error
-		if link, err = w.s.linkerWith(w.org, byName, *applied.Values.Attributes); err != nil {
+		if link, err = w.s.Review().linkerWith(w.org, byName, *applied.Values.Attributes); err != nil {
 			return err
 		}
 	}
@@ -219,5 +219,5 @@ func (w *productEdits) write() error {
 	if len(w.changed) == 0 {
 		return nil
 	}
-	return w.s.writeProductValues(w.org, w.changed, w.fields)
+	return w.s.Review().writeProductValues(w.org, w.changed, w.fields)
 }

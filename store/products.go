@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -46,7 +47,7 @@ type ExportQuery struct {
 // with the total over all pages. The full export starts each page with a
 // seek (see exportPages); with modifiedSince, usually a short list, it counts
 // and skips with OFFSET.
-func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
+func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
 	var (
 		total int
 		rows  []productRow
@@ -69,7 +70,7 @@ func (s *Store) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[e
 	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
 }
 
-func (s *Store) fullExportPage(org enrichment.Org, q ExportQuery) (int, []productRow, error) {
+func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []productRow, error) {
 	pages, err := s.exportPagesFor(org, q.PageSize)
 	if err != nil || q.Page >= len(pages.starts) { // note: never multiply a huge page number
 		return pages.total, nil, err
@@ -85,7 +86,7 @@ func (s *Store) fullExportPage(org enrichment.Org, q ExportQuery) (int, []produc
 	return pages.total, rows, nil
 }
 
-func (s *Store) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []productRow, error) {
+func (s *Catalog) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []productRow, error) {
 	var total int
 	if err := s.db().Select("COUNT(*)").From("products").Where(where).Row(&total); err != nil {
 		return 0, nil, fmt.Errorf("count products of organization %s: %w", org, err)
@@ -105,7 +106,7 @@ func (s *Store) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Ex
 
 // ProductsBySKU returns org's active products whose SKU is one of skus, in
 // numeric id order; unknown SKUs are simply absent.
-func (s *Store) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
+func (s *Catalog) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
 	rows, err := activeBySKU[productRow](s, org, skus, productColumns)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,8 @@ func (s *Store) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.P
 
 // activeBySKU loads the given columns of org's active products with one of
 // skus, in numeric id order.
-func activeBySKU[R identified](s *Store, org enrichment.Org, skus []string, columns []string) ([]R, error) {
+func activeBySKU[R identified](a area, org enrichment.Org, skus []string, columns []string) ([]R, error) {
+	s := a.shared()
 	if len(skus) == 0 {
 		return nil, nil
 	}
@@ -130,8 +132,8 @@ func activeBySKU[R identified](s *Store, org enrichment.Org, skus []string, colu
 	err := s.db().NewQuery(`SELECT ` + strings.Join(quoted, ", ") + `
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsSKU + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1
-		AND ` + inList("sku", "skus")).
-		Bind(dbx.Params{"org": string(org), "skus": inValues(skus)}).
+		AND ` + sqlparts.InList("sku", "skus")).
+		Bind(dbx.Params{"org": string(org), "skus": sqlparts.InValues(skus)}).
 		All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find products of organization %s by sku: %w", org, err)
@@ -141,7 +143,7 @@ func activeBySKU[R identified](s *Store, org enrichment.Org, skus []string, colu
 }
 
 // CountActiveProducts counts org's active products: what its export holds.
-func (s *Store) CountActiveProducts(org enrichment.Org) (int, error) {
+func (s *Catalog) CountActiveProducts(org enrichment.Org) (int, error) {
 	var n int
 	err := s.db().Select("COUNT(*)").From("products").
 		Where(dbx.HashExp{"organization": string(org), "active": true}).Row(&n)

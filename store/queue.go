@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -169,8 +170,8 @@ func ahead(keys []sortKey) string {
 // holds every column it names but the SKU.
 func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.Params) {
 	// note: the literal status = 'pending' lets SQLite use the partial index
-	where := []string{inList("organization", "orgs"), "[[status]] = 'pending'"}
-	params := dbx.Params{"orgs": inValues(orgs)}
+	where := []string{sqlparts.InList("organization", "orgs"), "[[status]] = 'pending'"}
+	params := dbx.Params{"orgs": sqlparts.InValues(orgs)}
 	if q.Client != 0 {
 		where = append(where, "[[apiClient]] = {:client}")
 		params["client"] = FormatID(q.Client)
@@ -189,12 +190,12 @@ func queueWhere(orgs []enrichment.Org, q QueueQuery, band string) (string, dbx.P
 	}
 	if len(q.Exclude) > 0 {
 		// note: by rowid, which the index holds, where the id is in the row
-		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+inList("id", "exclude")+`)`)
-		params["exclude"] = inValues(formatIDs(q.Exclude))
+		where = append(where, `[[_rowid_]] NOT IN (SELECT x.[[_rowid_]] FROM {{`+schema.Revisions+`}} AS x WHERE x.`+sqlparts.InList("id", "exclude")+`)`)
+		params["exclude"] = sqlparts.InValues(sqlparts.FormatIDs(q.Exclude))
 	}
 	if len(q.heldRows) > 0 {
 		where = append(where, `[[_rowid_]] NOT IN (SELECT [[value]] FROM json_each({:held}))`)
-		params["held"] = inValues(q.heldRows)
+		params["held"] = sqlparts.InValues(q.heldRows)
 	}
 	where = triageWhere(q.Triage, q.Now, where, params)
 	if q.Template != 0 {
@@ -211,7 +212,7 @@ const fromQueue = " FROM {{" + schema.Revisions + "}} INDEXED BY " + schema.IdxR
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ReviewQueue reads a page of the queue of orgs with its band counts.
-func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) {
+func (s *Review) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) {
 	keys, ok := queueOrders[q.Sort]
 	if !ok {
 		return Queue{}, fmt.Errorf("queue order %q", q.Sort)
@@ -271,7 +272,7 @@ func (s *Store) ReviewQueue(orgs []enrichment.Org, q QueueQuery) (Queue, error) 
 // note: one sum per band in one pass over the index entries, not GROUP BY
 // confidenceBand: the index is not in band order, so grouping sorted every
 // entry first (at 20,000 pending, 8.6 of the route's 13.5 ms)
-func (s *Store) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int, error) {
+func (s *Review) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int, error) {
 	bands := append(slices.Clone(enrichment.ConfidenceBands), BandNone)
 	sums := make([]string, len(bands))
 	where, params := queueWhere(orgs, q, BandAny)
@@ -302,7 +303,7 @@ func (s *Store) queueBands(orgs []enrichment.Org, q QueueQuery) (map[string]int,
 
 // queuePosition is where q.Revision is in the queue that q and keys make
 // (0 for the first), or -1 when the queue does not hold it.
-func (s *Store) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKey) (int, error) {
+func (s *Review) queuePosition(orgs []enrichment.Org, q QueueQuery, keys []sortKey) (int, error) {
 	var at struct {
 		Confidence int   `db:"confidence"`
 		RowID      int64 `db:"rowID"`
@@ -350,7 +351,7 @@ type queueRow struct {
 // queueItems reads the revisions of orgs with the given rowids, in their
 // order, with the number of pending revisions of each one's product (those
 // of exclude left out).
-func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int64) ([]QueueItem, error) {
+func (s *Review) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int64) ([]QueueItem, error) {
 	if len(rowIDs) == 0 {
 		return []QueueItem{}, nil
 	}
@@ -365,7 +366,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int6
 		FROM {{` + schema.Revisions + `}} AS r
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
 		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
-		WHERE r.` + inList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": inValues(rowIDs)}).All(&rows)
+		WHERE r.` + sqlparts.InList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": sqlparts.InValues(rowIDs)}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read the queue's revisions: %w", err)
 	}
@@ -396,7 +397,7 @@ func (s *Store) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int6
 
 // pendingPerProduct counts the pending revisions of each of products of
 // orgs, those of exclude left out.
-func (s *Store) pendingPerProduct(orgs []enrichment.Org, products []string, exclude []int64) (map[string]int, error) {
+func (s *Review) pendingPerProduct(orgs []enrichment.Org, products []string, exclude []int64) (map[string]int, error) {
 	out := map[string]int{}
 	if len(products) == 0 {
 		return out, nil
@@ -407,10 +408,10 @@ func (s *Store) pendingPerProduct(orgs []enrichment.Org, products []string, excl
 	}
 	err := s.db().NewQuery(`SELECT [[product]], COUNT(*) AS [[n]]
 		FROM {{` + schema.Revisions + `}} INDEXED BY ` + schema.IdxRevisionsProduct + `
-		WHERE ` + inList("product", "products") + ` AND [[status]] = 'pending' AND ` + inList("organization", "orgs") + `
-		AND NOT ` + inList("id", "exclude") + `
+		WHERE ` + sqlparts.InList("product", "products") + ` AND [[status]] = 'pending' AND ` + sqlparts.InList("organization", "orgs") + `
+		AND NOT ` + sqlparts.InList("id", "exclude") + `
 		GROUP BY [[product]]`).
-		Bind(dbx.Params{"products": inValues(products), "orgs": inValues(orgs), "exclude": inValues(formatIDs(exclude))}).All(&rows)
+		Bind(dbx.Params{"products": sqlparts.InValues(products), "orgs": sqlparts.InValues(orgs), "exclude": sqlparts.InValues(sqlparts.FormatIDs(exclude))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("count the pending revisions of the queue's products: %w", err)
 	}

@@ -30,7 +30,7 @@ func newQueueEnv(b *testing.B) *benchEnv {
 			batch = append(batch, enrichment.Proposal{SKU: env.skus[i%len(env.skus)], Confidence: &confidence,
 				Fields: enrichment.Fields{Name: &name}})
 		}
-		if _, err := env.st.Submit(env.org, env.client, batch, store.SubmitOptions{}); err != nil {
+		if _, err := env.st.Proposals().Submit(env.org, env.client, batch, store.SubmitOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,7 +56,7 @@ func BenchmarkQueue(b *testing.B) {
 			for b.Loop() {
 				q := c.q
 				benchQueueNow(&q)
-				page, err := env.st.ReviewQueue([]enrichment.Org{env.org}, q)
+				page, err := env.st.Review().ReviewQueue([]enrichment.Org{env.org}, q)
 				if err != nil || len(page.Items) == 0 {
 					b.Fatalf("%d items, %v", len(page.Items), err)
 				}

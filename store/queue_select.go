@@ -18,10 +18,10 @@ type SelectedRevision struct {
 // hold left out unless q.WithClaimed), in submission order, at most
 // limit+1: the caller sees whether more than limit match. A group decision
 // by filter decides them (routes/review_group.go).
-func (s *Store) QueueSelection(orgs []enrichment.Org, q QueueQuery, limit int) ([]SelectedRevision, error) {
+func (s *Review) QueueSelection(orgs []enrichment.Org, q QueueQuery, limit int) ([]SelectedRevision, error) {
 	if !q.WithClaimed {
 		var err error
-		if q.heldRows, err = s.othersClaimedRows(orgs, q.Viewer, q.Now); err != nil {
+		if q.heldRows, err = s.Review().othersClaimedRows(orgs, q.Viewer, q.Now); err != nil {
 			return nil, err
 		}
 	}

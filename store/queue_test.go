@@ -80,7 +80,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 		for i, sku := range skus {
 			batch = append(batch, enrichment.Proposal{SKU: sku, Confidence: confidence(i), Fields: enrichment.Fields{Name: &name}})
 		}
-		if _, err := st.Submit(org, client, batch, store.SubmitOptions{}); err != nil {
+		if _, err := st.Proposals().Submit(org, client, batch, store.SubmitOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,7 +153,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 		want := referenceQueue(rows, f.A.Org, q, q.Band)
 		var got []string
 		for q.Page = 0; ; q.Page++ {
-			page, err := st.ReviewQueue([]enrichment.Org{f.A.Org}, q)
+			page, err := st.Review().ReviewQueue([]enrichment.Org{f.A.Org}, q)
 			if err != nil {
 				t.Fatalf("%+v: %v", q, err)
 			}
@@ -201,7 +201,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 				continue
 			}
 			q.Page, q.Revision = 0, mustID(id)
-			page, err := st.ReviewQueue([]enrichment.Org{f.A.Org}, q)
+			page, err := st.Review().ReviewQueue([]enrichment.Org{f.A.Org}, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 		}
 		outside := rows[slices.IndexFunc(rows, func(r pendingRow) bool { return r.Org == string(f.B.Org) })].ID
 		q.Page, q.Revision = 1, mustID(outside)
-		if page, err := st.ReviewQueue([]enrichment.Org{f.A.Org}, q); err != nil || page.Page.Page != 1 {
+		if page, err := st.Review().ReviewQueue([]enrichment.Org{f.A.Org}, q); err != nil || page.Page.Page != 1 {
 			t.Fatalf("%+v: a revision of B moved the page to %d (%v)", q, page.Page.Page, err)
 		}
 	}
@@ -220,7 +220,7 @@ func TestReviewQueueMatchesAReference(t *testing.T) {
 	}
 
 	// every organization at once (a superuser's queue)
-	all, err := st.ReviewQueue([]enrichment.Org{f.A.Org, f.B.Org}, store.QueueQuery{Band: store.BandAny, Sort: "age-desc", PageSize: 500})
+	all, err := st.Review().ReviewQueue([]enrichment.Org{f.A.Org, f.B.Org}, store.QueueQuery{Band: store.BandAny, Sort: "age-desc", PageSize: 500})
 	if err != nil || all.TotalElements != len(rows) || len(all.Items) != len(rows) {
 		t.Fatalf("both organizations: %d of %d listed (%v)", len(all.Items), len(rows), err)
 	}

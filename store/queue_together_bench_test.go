@@ -21,7 +21,7 @@ func BenchmarkQueueTogether(b *testing.B) {
 	}
 	for i, r := range ids {
 		reviewer := reviewerFor(b, env, i)
-		if _, err := env.st.Claim(env.org, mustInt(b, r.Id), reviewer, clock.Now(env.app)); err != nil {
+		if _, err := env.st.Review().Claim(env.org, mustInt(b, r.Id), reviewer, clock.Now(env.app)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +43,7 @@ func BenchmarkQueueTogether(b *testing.B) {
 				q := base
 				q.Now = clock.Now(env.app)
 				c.edit(&q)
-				if _, err := env.st.ReviewQueue([]enrichment.Org{env.org}, q); err != nil {
+				if _, err := env.st.Review().ReviewQueue([]enrichment.Org{env.org}, q); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -110,7 +110,7 @@ func triageWhere(t Triage, now time.Time, where []string, params dbx.Params) []s
 
 // claimItems sets the live claims at now on the queue's items, saying
 // which are viewer's.
-func (s *Store) claimItems(orgs []enrichment.Org, items []QueueItem, viewer string, now time.Time) error {
+func (s *Review) claimItems(orgs []enrichment.Org, items []QueueItem, viewer string, now time.Time) error {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -21,7 +22,7 @@ type reviewStateRow struct {
 // ReviewState is revision id of org as its reviewers' page draws it at now
 // (enrichment.ReviewStateOf): one query, the revision with its
 // organization's policy.
-func (s *Store) ReviewState(org enrichment.Org, id string, now time.Time) (enrichment.ReviewState, error) {
+func (s *Review) ReviewState(org enrichment.Org, id string, now time.Time) (enrichment.ReviewState, error) {
 	cols := make([]string, 0, len(revisionColumns)+2)
 	for _, c := range revisionColumns {
 		cols = append(cols, "r.[["+c+"]]")
@@ -44,10 +45,10 @@ func (s *Store) ReviewState(org enrichment.Org, id string, now time.Time) (enric
 // ReasonRequired reports whether any of orgs requires a reason for what a
 // decision leaves unapplied: then a group rejection of their revisions
 // needs one.
-func (s *Store) ReasonRequired(orgs []enrichment.Org) (bool, error) {
+func (s *Review) ReasonRequired(orgs []enrichment.Org) (bool, error) {
 	var n int
 	err := s.db().Select("COUNT(*)").From(schema.Organizations).
-		Where(dbx.NewExp(inList("id", "orgs")+" AND [[requireReason]] = TRUE", dbx.Params{"orgs": inValues(orgs)})).Row(&n)
+		Where(dbx.NewExp(sqlparts.InList("id", "orgs")+" AND [[requireReason]] = TRUE", dbx.Params{"orgs": sqlparts.InValues(orgs)})).Row(&n)
 	if err != nil {
 		return false, fmt.Errorf("whether organizations %v require a reason: %w", orgs, err)
 	}

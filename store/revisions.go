@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
@@ -66,7 +67,7 @@ var revisionColumns = []string{"id", "sku", "product", "confidence", "confidence
 // ClientRevisions returns one page of the revisions that API client submitted
 // for org, in numeric id order, with the total over all pages: one COUNT and
 // one page query, whatever the page size.
-func (s *Store) ClientRevisions(org enrichment.Org, client int64, q RevisionQuery) (enrichment.Page[enrichment.RevisionItem], error) {
+func (s *Proposals) ClientRevisions(org enrichment.Org, client int64, q RevisionQuery) (enrichment.Page[enrichment.RevisionItem], error) {
 	var total int
 	err := s.db().Select("COUNT(*)").From("revisions").Where(revisionFilter(org, client, q, false)).Row(&total)
 	if err != nil {
@@ -118,7 +119,7 @@ func revisionFilter(org enrichment.Org, client int64, q RevisionQuery, page bool
 // item renders a row for its submitter.
 func (r revisionRow) item() enrichment.RevisionItem {
 	it := enrichment.RevisionItem{
-		ID:          storedID(r.ID),
+		ID:          sqlparts.StoredID(r.ID),
 		SKU:         r.SKU,
 		Status:      r.Status,
 		SubmittedAt: apiTime(r.Created),
@@ -144,7 +145,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 	it.Fields, it.Attributes = r.outcomes()
 	it.Corrections, it.FieldReasons = jsonObjectOrNull(r.Corrections), jsonObjectOrNull(r.FieldReasons)
 	if r.Product != "" {
-		id := storedID(r.Product)
+		id := sqlparts.StoredID(r.Product)
 		it.ProductID = &id
 	}
 	if r.ConfidenceBand != "" {
@@ -152,7 +153,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		it.Confidence = &c
 	}
 	if r.SupersededBy != "" {
-		id := storedID(r.SupersededBy)
+		id := sqlparts.StoredID(r.SupersededBy)
 		it.SupersededBy = &id
 	}
 	return it

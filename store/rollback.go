@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -95,7 +96,7 @@ func (r rollbackRow) accepted() (enrichment.AcceptedRevision, error) {
 // realtime subscribers hear of it; on a store bound to a transaction (a
 // hook deciding an audit, say) every chunk is written in that transaction,
 // and the caller announces the revisions in the result after its commit.
-func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, now time.Time) (RollbackResult, error) {
+func (s *Review) Rollback(org enrichment.Org, sel RollbackSelection, who string, now time.Time) (RollbackResult, error) {
 	var res RollbackResult
 	restored := map[string]bool{}                  // products with a value restored
 	memo := map[string]*enrichment.ProductValues{} // a dry run's products as the rollback left them
@@ -109,7 +110,7 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 	}
 	for ids := range slices.Chunk(selected, enrichment.MaxRollbackChunk) {
 		var chunk []int64
-		work := func(tx *Store) error {
+		work := func(tx *Review) error {
 			rows, err := tx.rollbackRows(org, ids)
 			if err != nil || len(rows) == 0 {
 				return err
@@ -123,7 +124,7 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 		if sel.DryRun || s.app.IsTransactional() {
 			err = work(s)
 		} else {
-			err = s.Transaction(work)
+			err = s.Transaction(func(tx *Store) error { return work(tx.Review()) })
 		}
 		if err != nil {
 			return res, fmt.Errorf("roll back revisions of organization %s: %w", org, err)
@@ -138,7 +139,7 @@ func (s *Store) Rollback(org enrichment.Org, sel RollbackSelection, who string, 
 // rollbackSelect lists the ids of the revisions sel selects, newest
 // decision first, from the index of decided revisions by client and
 // reviewedAt.
-func (s *Store) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]string, error) {
+func (s *Review) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]string, error) {
 	params := dbx.Params{"org": string(org)}
 	var q string
 	if sel.Revision != 0 {
@@ -161,10 +162,10 @@ func (s *Store) rollbackSelect(org enrichment.Org, sel RollbackSelection) ([]str
 
 // rollbackRows reads those of org's revisions ids that are still accepted,
 // in the order of ids.
-func (s *Store) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, error) {
+func (s *Review) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, error) {
 	var rows []rollbackRow
 	err := s.db().Select(rollbackColumns...).From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org), "status": enrichment.StatusAccepted}).AndWhere(in("id", ids)).All(&rows)
+		Where(dbx.HashExp{"organization": string(org), "status": enrichment.StatusAccepted}).AndWhere(sqlparts.In("id", ids)).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read accepted revisions: %w", err)
 	}
@@ -178,17 +179,17 @@ func (s *Store) rollbackRows(org enrichment.Org, ids []string) ([]rollbackRow, e
 
 // RevisionOrganization is the organization of a revision;
 // enrichment.ErrNotFound when there is no such revision.
-func (s *Store) RevisionOrganization(id int64) (enrichment.Org, error) {
+func (s *Review) RevisionOrganization(id int64) (enrichment.Org, error) {
 	return s.organizationOf(schema.Revisions, "revision", id)
 }
 
 // ClientOrganization is the organization of an API client;
 // enrichment.ErrNotFound when there is no such client.
-func (s *Store) ClientOrganization(id int64) (enrichment.Org, error) {
+func (s *Accounts) ClientOrganization(id int64) (enrichment.Org, error) {
 	return s.organizationOf(schema.APIClients, "API client", id)
 }
 
-func (s *Store) organizationOf(collection, what string, id int64) (enrichment.Org, error) {
+func (s *base) organizationOf(collection, what string, id int64) (enrichment.Org, error) {
 	var org string
 	err := s.db().Select("organization").From(collection).Where(dbx.HashExp{"id": FormatID(id)}).Row(&org)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -35,7 +35,7 @@ func BenchmarkRollback10k(b *testing.B) {
 		skus := env.distinctSKUs(rng, rollbackBenchRevisions)
 		var ids []int64
 		for i := 0; i < len(skus); i += 1000 {
-			res, err := env.st.Submit(env.org, env.client, benchProposals(rng, skus[i:i+1000]), store.SubmitOptions{})
+			res, err := env.st.Proposals().Submit(env.org, env.client, benchProposals(rng, skus[i:i+1000]), store.SubmitOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -65,14 +65,14 @@ func BenchmarkRollback10k(b *testing.B) {
 		b.StartTimer()
 
 		t0 := clock.Wall()
-		dry, err := env.st.Rollback(env.org, sel, "bench", clock.Now(env.app))
+		dry, err := env.st.Review().Rollback(env.org, sel, "bench", clock.Now(env.app))
 		dryTook := time.Since(t0)
 		if err != nil || dry.Revisions != len(ids) {
 			b.Fatalf("dry run: %+v, %v; want %d revisions", dry, err, len(ids))
 		}
 		sel.DryRun = false
 		t0 = clock.Wall()
-		res, err := env.st.Rollback(env.org, sel, "bench", clock.Now(env.app))
+		res, err := env.st.Review().Rollback(env.org, sel, "bench", clock.Now(env.app))
 		took := time.Since(t0)
 		if err != nil || res.Revisions != len(ids) || res.Conflicts != 0 || res.Products != len(ids) {
 			b.Fatalf("rollback: %+v, %v; want %d revisions and products, no conflict", res, err, len(ids))

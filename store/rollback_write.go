@@ -9,6 +9,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -17,7 +18,7 @@ import (
 // res and noting in restored the products with a value restored. Products
 // not in memo are read into it. Unless dryRun it writes every effect, in
 // the caller's transaction, and returns the ids of the reverted revisions.
-func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues,
+func (s *Review) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues,
 	restored map[string]bool, res *RollbackResult, dryRun bool, who string, now time.Time) ([]int64, error) {
 	if err := s.loadProductValues(org, rows, memo); err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[str
 	defer forget.Close()
 	stamp := FormatTime(now)
 	for i, o := range outcomes {
-		ids[i] = storedID(o.row.ID)
+		ids[i] = sqlparts.StoredID(o.row.ID)
 		mask := enrichment.FieldMask(o.row.Mask)
 		fields, err := json.Marshal(orEmpty(o.did.Fields))
 		if err != nil {
@@ -97,10 +98,10 @@ func (s *Store) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[str
 			}
 		}
 	}
-	if err := s.writeMetricDeltas(org, deltas); err != nil {
+	if err := s.Metrics().writeMetricDeltas(org, deltas); err != nil {
 		return nil, err
 	}
-	return ids, s.queueRevisionEvents(org, enrichment.EventRevisionReverted, ids)
+	return ids, s.Outbox().queueRevisionEvents(org, enrichment.EventRevisionReverted, ids)
 }
 
 // revertedKeys are the places a reverting restored: its fields other than
@@ -128,7 +129,7 @@ func orEmpty(v []string) []string {
 
 // loadProductValues reads into memo the values of rows' products it does
 // not hold yet; a product that no longer exists stays absent.
-func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues) error {
+func (s *Review) loadProductValues(org enrichment.Org, rows []rollbackRow, memo map[string]*enrichment.ProductValues) error {
 	var ids []string
 	for _, r := range rows {
 		if _, ok := memo[r.Product]; !ok && r.Product != "" && !slices.Contains(ids, r.Product) {
@@ -151,7 +152,7 @@ func (s *Store) loadProductValues(org enrichment.Org, rows []rollbackRow, memo m
 // pages). A rollback restores values with it, a set of decisions applies
 // them. Only the fields named in fields[id] are written (all when fields
 // has no entry for the product), so a value left alone keeps its stored form.
-func (s *Store) writeProductValues(org enrichment.Org, products map[string]*enrichment.ProductValues, fields map[string][]string) error {
+func (s *Review) writeProductValues(org enrichment.Org, products map[string]*enrichment.ProductValues, fields map[string][]string) error {
 	// note: a field bound as NULL is not written (no enrichable value is NULL)
 	q := s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[name]] = COALESCE({:name}, [[name]]),
 		[[slug]] = COALESCE({:slug}, [[slug]]), [[description]] = COALESCE({:description}, [[description]]),

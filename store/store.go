@@ -1,6 +1,7 @@
-// Package store is the only place that queries the database on behalf of the
-// API and the command line. Every function that touches tenant data takes the
-// organization first, so a query cannot be written without it.
+// Package store queries the database on behalf of the API, the hooks, the
+// jobs and the command line; only the catalog file's import and export keep
+// their own queries, in catalog/. Every function that touches tenant data
+// takes the organization first, so a query cannot be written without it.
 package store
 
 import (
@@ -13,24 +14,33 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
-// Store runs the service's hand-written queries on one app (or transaction).
+// Store runs the service's hand-written queries on one app (or
+// transaction). Its queries are grouped by area (areas.go): st.Review(),
+// st.Catalog() and so on.
 type Store struct {
+	base
+}
+
+// base is what every area of the store shares: the app it queries, and
+// through it the database, transactions, the cache's generations and the
+// after-commit step. Every area type embeds it.
+type base struct {
 	app core.App
 }
 
 // New returns a store on app; pass a transaction's app to stay inside it.
 func New(app core.App) *Store {
-	return &Store{app: app}
+	return &Store{base{app: app}}
 }
 
 // db is the builder for the store's queries: SELECTs go to the read pool,
 // writes to the single writer, or everything to the open transaction.
-func (s *Store) db() dbx.Builder {
+func (s *base) db() dbx.Builder {
 	return s.app.DB()
 }
 
 // Transaction runs fn on a store bound to one write transaction.
-func (s *Store) Transaction(fn func(tx *Store) error) error {
+func (s *base) Transaction(fn func(tx *Store) error) error {
 	return s.app.RunInTransaction(func(txApp core.App) error {
 		return fn(New(txApp))
 	})
@@ -43,26 +53,9 @@ func FormatTime(t time.Time) string {
 	return dt.String()
 }
 
-// storedID reads a numeric record id from the store's own rows, where the
-// schema guarantees the format (enrichment.ParseID reads ids from outside).
-func storedID(id string) int64 {
-	n, _ := strconv.ParseInt(id, 10, 64)
-	return n
-}
-
 // FormatID renders a numeric id as the record id it is stored as.
 func FormatID(id int64) string {
 	return strconv.FormatInt(id, 10)
-}
-
-// formatIDs renders numeric ids as the record ids they are stored as, for
-// an IN list over a text id column.
-func formatIDs(ids []int64) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = FormatID(id)
-	}
-	return out
 }
 
 // decodeStrings reads a JSON string array column; NULL or bad JSON is empty.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -55,7 +56,7 @@ const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[a
 // Submit matches each proposal to org's active products by SKU and, unless
 // it is a dry run, stores a pending revision for each CREATED one in a
 // single transaction: the whole batch or nothing. Results are in order.
-func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.Proposal, opts SubmitOptions) ([]enrichment.SubmissionResult, error) {
+func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichment.Proposal, opts SubmitOptions) ([]enrichment.SubmissionResult, error) {
 	matches, err := s.matchSKUs(org, proposals)
 	if err != nil {
 		return nil, err
@@ -96,12 +97,12 @@ func (s *Store) Submit(org enrichment.Org, client int64, proposals []enrichment.
 	err = s.Transaction(func(tx *Store) error {
 		if len(rows) > 0 {
 			var err error
-			if changed, err = tx.insertRevisions(org, client, rows, results, opts.ExternalID, pending); err != nil {
+			if changed, err = tx.Proposals().insertRevisions(org, client, rows, results, opts.ExternalID, pending); err != nil {
 				return err
 			}
 		}
 		if opts.Idempotency != nil {
-			return tx.saveIdempotent(client, *opts.Idempotency, results)
+			return tx.Proposals().saveIdempotent(client, *opts.Idempotency, results)
 		}
 		return nil
 	})
@@ -137,7 +138,7 @@ func submissionResults(proposals []enrichment.Proposal, matches map[string][]sub
 			r.Issues = []enrichment.Issue{}
 		}
 		if len(found) == 1 {
-			id := storedID(found[0].ID)
+			id := sqlparts.StoredID(found[0].ID)
 			r.ProductID = &id
 			r.Status = enrichment.ResultRejectedFields
 			if len(p.Fields.Names()) > 0 {
@@ -227,7 +228,7 @@ func encodeRevisions(proposals []enrichment.Proposal, matches map[string][]submi
 // and supersedes what they replace of client's pending proposals (pending:
 // read before the transaction while other batches were under way and
 // brought up to date here, or else read here).
-func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
+func (s *Proposals) insertRevisions(org enrichment.Org, client int64, rows []newRevision,
 	results []enrichment.SubmissionResult, external string, pending *pendingSet) (changed []int64, err error) {
 	first, err := NextIDs(s.db(), schema.Revisions, len(rows))
 	if err != nil {
@@ -303,10 +304,10 @@ func (s *Store) insertRevisions(org enrichment.Org, client int64, rows []newRevi
 			superseded = append(superseded, p.ID)
 		}
 	}
-	if err := s.writeMetricDeltas(org, deltas); err != nil {
+	if err := s.Metrics().writeMetricDeltas(org, deltas); err != nil {
 		return nil, err
 	}
-	return changed, s.queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
+	return changed, s.Outbox().queueRevisionEvents(org, enrichment.EventRevisionSuperseded, superseded)
 }
 
 // encodeString is v as JSON text.
@@ -377,7 +378,7 @@ func dropUnmergeable(p *enrichment.Proposal, product submissionProduct) {
 
 // matchSKUs loads org's active products whose SKU a proposal names, by SKU;
 // more than one product under a SKU makes the match ambiguous.
-func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (map[string][]submissionProduct, error) {
+func (s *Proposals) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (map[string][]submissionProduct, error) {
 	skus := make([]string, 0, len(proposals))
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
@@ -395,7 +396,7 @@ func (s *Store) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (
 
 // dropForeignOptions unlinks proposed attributes from option ids that are
 // not org's own, so a proposal cannot point at another tenant's template.
-func (s *Store) dropForeignOptions(org enrichment.Org, proposals []enrichment.Proposal) error {
+func (s *Proposals) dropForeignOptions(org enrichment.Org, proposals []enrichment.Proposal) error {
 	var ids []int64
 	for _, p := range proposals {
 		if p.Fields.Attributes != nil {
@@ -405,7 +406,7 @@ func (s *Store) dropForeignOptions(org enrichment.Org, proposals []enrichment.Pr
 	if len(ids) == 0 {
 		return nil
 	}
-	known, err := s.optionRefs(org, unique(ids))
+	known, err := s.Catalog().optionRefs(org, unique(ids))
 	if err != nil {
 		return err
 	}

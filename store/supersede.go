@@ -11,6 +11,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/dbversion"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -29,7 +30,7 @@ import (
 // the literal 'pending' is what lets it use the partial index at all.
 var pendingFrom = ` FROM {{revisions}} INDEXED BY ` + schema.IdxRevisionsPendingProduct + `
 	WHERE [[organization]] = {:org} AND [[apiClient]] = {:client} AND [[status]] = 'pending'
-	AND ` + inList("product", "products")
+	AND ` + sqlparts.InList("product", "products")
 
 // pendingSet is client's pending revisions of org for a batch's products as
 // read before the batch's write transaction, which is one at a time: their
@@ -61,8 +62,8 @@ type pendingSet struct {
 // pendingBefore reads client's pending revisions of org for products,
 // outside the write transaction, if preread; otherwise it only notes what
 // the transaction is to read.
-func (s *Store) pendingBefore(org enrichment.Org, client int64, products []string, preread bool) (*pendingSet, error) {
-	p := &pendingSet{params: dbx.Params{"org": string(org), "client": FormatID(client), "products": inValues(products)},
+func (s *Proposals) pendingBefore(org enrichment.Org, client int64, products []string, preread bool) (*pendingSet, error) {
+	p := &pendingSet{params: dbx.Params{"org": string(org), "client": FormatID(client), "products": sqlparts.InValues(products)},
 		preread: preread, known: map[int64]*enrichment.ProposalState{}, models: map[int64]modelKey{}, rowIDs: map[int64]int64{}}
 	if len(products) == 0 || !preread {
 		return p, nil
@@ -91,7 +92,7 @@ func (s *Store) pendingBefore(org enrichment.Org, client int64, products []strin
 // (for writeSuperseded). It must run in the write transaction once that
 // holds the write lock (after a first write), so that no commit can come
 // after the version is compared.
-func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+func (s *Proposals) pendingProposals(p *pendingSet, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
 	if !p.preread {
 		out, err := s.readPending(pendingFrom, p.params, models, rowIDs)
 		if err != nil {
@@ -128,7 +129,7 @@ func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowID
 	out := make([]*enrichment.ProposalState, 0, len(rows))
 	var unknown []int64 // rowids of revisions stored since p was read
 	for _, r := range rows {
-		id := storedID(r.ID)
+		id := sqlparts.StoredID(r.ID)
 		known := p.known[id]
 		if known == nil {
 			unknown = append(unknown, r.RowID)
@@ -140,8 +141,8 @@ func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowID
 		models[id], rowIDs[id] = p.models[id], r.RowID
 	}
 	if len(unknown) > 0 {
-		more, err := s.readPending(` FROM {{revisions}} WHERE `+inList("_rowid_", "rowIDs"),
-			dbx.Params{"rowIDs": inValues(unknown)}, models, rowIDs)
+		more, err := s.readPending(` FROM {{revisions}} WHERE `+sqlparts.InList("_rowid_", "rowIDs"),
+			dbx.Params{"rowIDs": sqlparts.InValues(unknown)}, models, rowIDs)
 		if err != nil {
 			return nil, fmt.Errorf("read %d pending proposals stored meanwhile: %w", len(unknown), err)
 		}
@@ -155,7 +156,7 @@ func (s *Store) pendingProposals(p *pendingSet, models map[int64]modelKey, rowID
 // params) selects, whole, and notes their models in models and, unless it
 // is nil, their rowids in rowIDs. note: in no particular order; an ORDER BY
 // copied every row, proposed JSON and all, through SQLite's sorter.
-func (s *Store) readPending(from string, params dbx.Params, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
+func (s *Proposals) readPending(from string, params dbx.Params, models map[int64]modelKey, rowIDs map[int64]int64) ([]*enrichment.ProposalState, error) {
 	var rows []struct {
 		RowID      int64          `db:"rowID"`
 		ID         string         `db:"id"`
@@ -174,7 +175,7 @@ func (s *Store) readPending(from string, params dbx.Params, models map[int64]mod
 	out := make([]*enrichment.ProposalState, len(rows))
 	for i, r := range rows {
 		fields, attributes := proposalNames(r.Proposed)
-		out[i] = &enrichment.ProposalState{ID: storedID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: fields,
+		out[i] = &enrichment.ProposalState{ID: sqlparts.StoredID(r.ID), Created: r.Created.Time(), Product: r.Product, Fields: fields,
 			Superseded: decodeStrings(r.Superseded), Status: enrichment.StatusPending,
 			Attributes: attributes, SupersededAttributes: decodeStrings(r.Attrs)}
 		models[out[i].ID] = storedModel(r.Model)
@@ -191,7 +192,7 @@ func (s *Store) readPending(from string, params dbx.Params, models map[int64]mod
 // in the driver was a sixth of this. note: a revision that keeps pending
 // fields gets only its supersededFields written: its status, supersededBy
 // and closedAt are in six indexes.
-func (s *Store) writeSuperseded(older []*enrichment.ProposalState, rowIDs map[int64]int64, now string) error {
+func (s *Proposals) writeSuperseded(older []*enrichment.ProposalState, rowIDs map[int64]int64, now string) error {
 	// each element: rowid, supersededFields and supersededAttributes (as
 	// JSON text, in a string, so that they are stored as Go encodes them)
 	// and, for the wholly superseded, the newer revision's id

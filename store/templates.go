@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/pocketbase/dbx"
 )
 
@@ -23,7 +24,7 @@ var optionColumns = []string{"id", "template", "attribute", "unit", "priority", 
 
 func (r optionRow) option() enrichment.Option {
 	return enrichment.Option{
-		ID:            storedID(r.ID),
+		ID:            sqlparts.StoredID(r.ID),
 		Attribute:     r.Attribute,
 		Unit:          nullIfEmpty(r.Unit),
 		Priority:      r.Priority,
@@ -39,7 +40,7 @@ var templatesCache = cacheKind[enrichment.Org, []byte]{name: "enrichmentTemplate
 
 // TemplatesJSON is Templates(org) encoded as the API answers it, cached
 // while org's generation holds.
-func (s *Store) TemplatesJSON(org enrichment.Org) ([]byte, error) {
+func (s *Catalog) TemplatesJSON(org enrichment.Org) ([]byte, error) {
 	return cachedOf(s, templatesCache, org, org, func() ([]byte, error) {
 		templates, err := s.Templates(org)
 		if err != nil {
@@ -55,7 +56,7 @@ func (s *Store) TemplatesJSON(org enrichment.Org) ([]byte, error) {
 
 // Templates returns org's active attribute templates in numeric id order,
 // each with its options by priority: two queries whatever their number.
-func (s *Store) Templates(org enrichment.Org) ([]enrichment.Template, error) {
+func (s *Catalog) Templates(org enrichment.Org) ([]enrichment.Template, error) {
 	var rows []struct {
 		ID   string `db:"id"`
 		Name string `db:"name"`
@@ -76,12 +77,12 @@ func (s *Store) Templates(org enrichment.Org) ([]enrichment.Template, error) {
 	for i, r := range rows {
 		ids[i] = r.ID
 		index[r.ID] = i
-		out[i] = enrichment.Template{ID: storedID(r.ID), Name: r.Name, Options: []enrichment.Option{}}
+		out[i] = enrichment.Template{ID: sqlparts.StoredID(r.ID), Name: r.Name, Options: []enrichment.Option{}}
 	}
 	var options []optionRow
 	err = s.db().Select(optionColumns...).From("attribute_options").
 		Where(dbx.HashExp{"organization": string(org)}).
-		AndWhere(in("template", ids)).
+		AndWhere(sqlparts.In("template", ids)).
 		OrderBy("priority", "CAST(id AS INTEGER)").All(&options)
 	if err != nil {
 		return nil, fmt.Errorf("list template options of organization %s: %w", org, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -15,7 +16,7 @@ import (
 // the confidence buckets over all time from the index
 // schema.IdxRevisionsDecidedTrends alone (the counters keep bands, not
 // buckets of ten points).
-func (s *Store) ReviewTrends(org enrichment.Org, clients []int64, now time.Time) (map[int64]enrichment.Trends, error) {
+func (s *Metrics) ReviewTrends(org enrichment.Org, clients []int64, now time.Time) (map[int64]enrichment.Trends, error) {
 	out := make(map[int64]enrichment.Trends, len(clients))
 	trends := make(map[string]*enrichment.Trends, len(clients))
 	for _, id := range clients {
@@ -33,7 +34,7 @@ func (s *Store) ReviewTrends(org enrichment.Org, clients []int64, now time.Time)
 	}
 	for client, t := range trends {
 		t.Finish()
-		out[storedID(client)] = *t
+		out[sqlparts.StoredID(client)] = *t
 	}
 	return out, nil
 }
@@ -49,16 +50,16 @@ type dayCount struct {
 // countWeeks adds the decisions of the weeks of trends' clients from their
 // day counters: one range seek per client on the counters' key, at most
 // 7 × enrichment.TrendWeeks rows each.
-func (s *Store) countWeeks(org enrichment.Org, now time.Time, trends map[string]*enrichment.Trends) error {
+func (s *Metrics) countWeeks(org enrichment.Org, now time.Time, trends map[string]*enrichment.Trends) error {
 	clients := make([]string, 0, len(trends))
 	for client := range trends {
 		clients = append(clients, client)
 	}
 	params := dbx.Params{"org": string(org), "span": spanDay, "since": FormatTime(enrichment.TrendsSince(now)),
-		"clients": inValues(clients)}
+		"clients": sqlparts.InValues(clients)}
 	var days []dayCount
 	err := s.db().NewQuery("SELECT [[client]], [[start]], [[accepted]], [[rejected]] FROM " + schema.MetricCountsTable +
-		" WHERE [[organization]] = {:org} AND " + inList("client", "clients") + " AND [[span]] = {:span} AND [[start]] >= {:since}").
+		" WHERE [[organization]] = {:org} AND " + sqlparts.InList("client", "clients") + " AND [[span]] = {:span} AND [[start]] >= {:since}").
 		Bind(params).All(&days)
 	if err != nil {
 		return fmt.Errorf("weekly decisions of organization %s: %w", org, err)
@@ -82,7 +83,7 @@ type confidenceCount struct {
 
 // countConfidence adds the decided revisions of trends' clients by bucket of
 // confidence, read from the index of decided revisions without a record.
-func (s *Store) countConfidence(org enrichment.Org, trends map[string]*enrichment.Trends) error {
+func (s *Metrics) countConfidence(org enrichment.Org, trends map[string]*enrichment.Trends) error {
 	// note: named, as the planner prefers the organization's other indexes;
 	// the statuses are literals, which lets SQLite use the partial index. A
 	// revision sent without confidence has none stored and no band.

@@ -46,7 +46,7 @@ func (d trustDeltas) add(client, template string, confidence *int, counted, righ
 
 // writeTrustDeltas adds the deltas to org's trust counters, in the
 // caller's transaction.
-func (s *Store) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
+func (s *Trust) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
 	if len(d) == 0 {
 		return nil
 	}
@@ -74,7 +74,7 @@ type PolicyScope struct {
 
 // TrustCounts reads the trust counters of scope over the MeasureDays days
 // up to now, grouped by counted and right fields.
-func (s *Store) TrustCounts(org enrichment.Org, scope PolicyScope, now time.Time) ([]enrichment.TrustCount, error) {
+func (s *Trust) TrustCounts(org enrichment.Org, scope PolicyScope, now time.Time) ([]enrichment.TrustCount, error) {
 	params := dbx.Params{"org": string(org), "client": scope.Client, "min": scope.MinConfidence,
 		"since": now.UTC().AddDate(0, 0, 1-enrichment.MeasureDays).Format(time.DateOnly)}
 	template := ""
@@ -113,7 +113,7 @@ var supersededMaskSQL = func() string {
 // recountTrust rebuilds org's trust counters from the revisions people
 // decided and the audits they closed (the template is the product's as it
 // is now), as enrichment.CountedFields counts them.
-func (s *Store) recountTrust(org enrichment.Org) error {
+func (s *Trust) recountTrust(org enrichment.Org) error {
 	if _, err := s.db().Delete(schema.TrustCountsTable, dbx.HashExp{"organization": string(org)}).Execute(); err != nil {
 		return fmt.Errorf("forget the trust counters of organization %s: %w", org, err)
 	}
@@ -141,7 +141,7 @@ func (s *Store) recountTrust(org enrichment.Org) error {
 // CountAudit counts a closed audit of org's revision for the trust
 // policies' measurement, in the caller's transaction: its counted fields
 // right when confirmed, wrong when reverted, on the day at.
-func (s *Store) CountAudit(org enrichment.Org, revision string, confirmed bool, at time.Time) error {
+func (s *Trust) CountAudit(org enrichment.Org, revision string, confirmed bool, at time.Time) error {
 	var row struct {
 		Client     string        `db:"apiClient"`
 		Template   string        `db:"template"`
@@ -168,7 +168,7 @@ func (s *Store) CountAudit(org enrichment.Org, revision string, confirmed bool, 
 	}
 	d := trustDeltas{}
 	d.add(row.Client, row.Template, confidence, counted, right, at)
-	return s.writeTrustDeltas(org, d)
+	return s.Trust().writeTrustDeltas(org, d)
 }
 
 // TrustCounter is one stored trust counter row, for checks against a
@@ -180,7 +180,7 @@ type TrustCounter struct {
 }
 
 // TrustCounters lists org's trust counters that count anything, in key order.
-func (s *Store) TrustCounters(org enrichment.Org) ([]TrustCounter, error) {
+func (s *Trust) TrustCounters(org enrichment.Org) ([]TrustCounter, error) {
 	var out []TrustCounter
 	err := s.db().NewQuery(`SELECT [[client]] AS Client, [[template]] AS Template, [[day]] AS Day, [[confidence]] AS Confidence,
 		[[counted]] AS Counted, [[correct]] AS Right, [[n]] AS N FROM ` + schema.TrustCountsTable + `
@@ -241,7 +241,7 @@ var policyColumns = []string{"id", "organization", "apiClient", "template", "fie
 
 // Policies lists the trust policies of every organization, in id order;
 // activeOnly keeps the enabled, active ones.
-func (s *Store) Policies(activeOnly bool) ([]Policy, error) {
+func (s *Trust) Policies(activeOnly bool) ([]Policy, error) {
 	q := s.db().Select(policyColumns...).From(schema.TrustPolicies).OrderBy("CAST(id AS INTEGER)")
 	if activeOnly {
 		q = q.Where(dbx.HashExp{"enabled": true, "state": enrichment.PolicyActive})
@@ -258,7 +258,7 @@ func (s *Store) Policies(activeOnly bool) ([]Policy, error) {
 }
 
 // FindPolicy reads one trust policy; enrichment.ErrNotFound when there is none.
-func (s *Store) FindPolicy(id string) (Policy, error) {
+func (s *Trust) FindPolicy(id string) (Policy, error) {
 	var row policyRow
 	err := s.db().Select(policyColumns...).From(schema.TrustPolicies).Where(dbx.HashExp{"id": id}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -270,8 +270,20 @@ func (s *Store) FindPolicy(id string) (Policy, error) {
 	return row.policy(), nil
 }
 
+// PolicyDecided reports whether policy decided any of org's revisions,
+// which then name it (so it may be disabled, not deleted).
+func (s *Trust) PolicyDecided(org enrichment.Org, policy string) (bool, error) {
+	var decided bool
+	err := s.db().NewQuery(`SELECT EXISTS (SELECT 1 FROM {{revisions}} WHERE [[organization]] = {:org} AND [[policy]] = {:policy})`).
+		Bind(dbx.Params{"org": string(org), "policy": policy}).Row(&decided)
+	if err != nil {
+		return false, fmt.Errorf("find revisions decided by trust policy %s: %w", policy, err)
+	}
+	return decided, nil
+}
+
 // Measure is p's measurement at now, from the trust counters.
-func (s *Store) Measure(p Policy, now time.Time) (enrichment.Measurement, error) {
+func (s *Trust) Measure(p Policy, now time.Time) (enrichment.Measurement, error) {
 	groups, err := s.TrustCounts(p.Org, p.Scope(), now)
 	if err != nil {
 		return enrichment.Measurement{}, err
@@ -291,7 +303,7 @@ const modelVersionSQL = `COALESCE(CASE WHEN json_valid(r.[[model]]) THEN json_ex
 // ClosedAudits are the audits of policy closed at or after since, newest
 // first, with their revisions' model versions: what enrichment.Withdraws
 // judges.
-func (s *Store) ClosedAudits(policy string, since time.Time) ([]enrichment.ClosedAudit, error) {
+func (s *Trust) ClosedAudits(policy string, since time.Time) ([]enrichment.ClosedAudit, error) {
 	var rows []struct {
 		Name    string `db:"name"`
 		Version string `db:"version"`
@@ -316,7 +328,7 @@ func (s *Store) ClosedAudits(policy string, since time.Time) ([]enrichment.Close
 // active: the revisions of each it accepted, their audits waiting (older
 // ones included: they still wait for a person) and closed. Probation
 // (enrichment.VersionTally) reads them.
-func (s *Store) VersionTallies(p Policy) (map[enrichment.ModelVersion]*enrichment.VersionTally, error) {
+func (s *Trust) VersionTallies(p Policy) (map[enrichment.ModelVersion]*enrichment.VersionTally, error) {
 	var rows []struct {
 		Name     string `db:"name"`
 		Version  string `db:"version"`

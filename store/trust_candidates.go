@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -54,7 +55,7 @@ var candidateSQL = `SELECT r.[[id]], r.[[confidence]], r.[[confidenceBand]], r.[
 // Candidates reads up to limit of p's client's pending revisions with an
 // id above after, in id order, and returns the ids of those p accepts, the
 // last id read (after, when none was) and how many it read.
-func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, last int64, read int, err error) {
+func (s *Trust) Candidates(p Policy, after int64, limit int) (accept []string, last int64, read int, err error) {
 	var rows []candidateRow
 	err = s.db().NewQuery(candidateSQL + `AND CAST(r.[[id]] AS INTEGER) > {:after} ORDER BY CAST(r.[[id]] AS INTEGER) LIMIT {:limit}`).
 		Bind(dbx.Params{"org": string(p.Org), "client": p.Client, "min": p.MinConfidence, "after": after, "limit": limit}).All(&rows)
@@ -63,7 +64,7 @@ func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, l
 	}
 	last = after
 	for _, r := range rows {
-		last = storedID(r.ID)
+		last = sqlparts.StoredID(r.ID)
 		if qualifies(p, r) {
 			accept = append(accept, r.ID)
 		}
@@ -74,7 +75,7 @@ func (s *Store) Candidates(p Policy, after int64, limit int) (accept []string, l
 // StillQualifying returns those of ids (pending revisions of p's client)
 // that p accepts now, in the order given, with their model versions: the
 // check made again in the transaction that accepts them.
-func (s *Store) StillQualifying(p Policy, ids []string) ([]Qualifying, error) {
+func (s *Trust) StillQualifying(p Policy, ids []string) ([]Qualifying, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

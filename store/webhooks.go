@@ -10,6 +10,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -33,13 +34,13 @@ type webhookRow struct {
 var webhookColumns = []string{"id", "url", "events", "active", "created"}
 
 func (r webhookRow) webhook() enrichment.Webhook {
-	return enrichment.Webhook{ID: storedID(r.ID), URL: r.URL, Events: decodeStrings(r.Events), Active: r.Active,
+	return enrichment.Webhook{ID: sqlparts.StoredID(r.ID), URL: r.URL, Events: decodeStrings(r.Events), Active: r.Active,
 		CreatedAt: apiTime(r.Created)}
 }
 
 // CreateWebhook stores an active subscription of client with its sealed
 // secret; ErrTooManyWebhooks when the client has its maximum already.
-func (s *Store) CreateWebhook(org enrichment.Org, client int64, url string, events []string, sealedSecret string) (enrichment.Webhook, error) {
+func (s *Outbox) CreateWebhook(org enrichment.Org, client int64, url string, events []string, sealedSecret string) (enrichment.Webhook, error) {
 	var out enrichment.Webhook
 	err := s.Transaction(func(tx *Store) error {
 		var n int
@@ -68,14 +69,14 @@ func (s *Store) CreateWebhook(org enrichment.Org, client int64, url string, even
 		if err != nil {
 			return fmt.Errorf("insert webhook of client %d: %w", client, err)
 		}
-		out, err = tx.Webhook(org, client, id)
+		out, err = tx.Outbox().Webhook(org, client, id)
 		return err
 	})
 	return out, err
 }
 
 // Webhooks lists client's subscriptions in id order.
-func (s *Store) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook, error) {
+func (s *Outbox) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook, error) {
 	var rows []webhookRow
 	err := s.db().Select(webhookColumns...).From(schema.Webhooks).
 		Where(dbx.HashExp{"organization": string(org), "apiClient": FormatID(client)}).
@@ -91,7 +92,7 @@ func (s *Store) Webhooks(org enrichment.Org, client int64) ([]enrichment.Webhook
 }
 
 // Webhook is one of client's subscriptions; enrichment.ErrNotFound for any other id.
-func (s *Store) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhook, error) {
+func (s *Outbox) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhook, error) {
 	var row webhookRow
 	err := s.db().Select(webhookColumns...).From(schema.Webhooks).
 		Where(dbx.HashExp{"id": FormatID(id), "organization": string(org), "apiClient": FormatID(client)}).One(&row)
@@ -106,9 +107,9 @@ func (s *Store) Webhook(org enrichment.Org, client, id int64) (enrichment.Webhoo
 
 // DeleteWebhook deletes one of client's subscriptions with its deliveries;
 // enrichment.ErrNotFound for any other id.
-func (s *Store) DeleteWebhook(org enrichment.Org, client, id int64) error {
+func (s *Outbox) DeleteWebhook(org enrichment.Org, client, id int64) error {
 	return s.Transaction(func(tx *Store) error {
-		if _, err := tx.Webhook(org, client, id); err != nil {
+		if _, err := tx.Outbox().Webhook(org, client, id); err != nil {
 			return err
 		}
 		where := dbx.HashExp{"organization": string(org), "webhook": FormatID(id)}
@@ -141,10 +142,10 @@ var deliveryColumns = []string{"id", "event", "revision", "status", "attempts", 
 	"nextAttemptAt", "created", "deliveredAt", "messageId"}
 
 func (r deliveryRow) delivery() enrichment.Delivery {
-	d := enrichment.Delivery{ID: storedID(r.ID), MessageID: r.MessageID, Event: r.Event, Status: r.Status, Attempts: r.Attempts,
+	d := enrichment.Delivery{ID: sqlparts.StoredID(r.ID), MessageID: r.MessageID, Event: r.Event, Status: r.Status, Attempts: r.Attempts,
 		LastError: nullIfEmpty(r.LastError), CreatedAt: apiTime(r.Created), DeliveredAt: optionalTime(r.Delivered)}
 	if r.Revision != "" {
-		id := storedID(r.Revision)
+		id := sqlparts.StoredID(r.Revision)
 		d.RevisionID = &id
 	}
 	if r.LastStatus != 0 {
@@ -159,7 +160,7 @@ func (r deliveryRow) delivery() enrichment.Delivery {
 
 // WebhookDeliveries returns one page of a subscription's deliveries, the
 // newest first; enrichment.ErrNotFound when it is not one of client's.
-func (s *Store) WebhookDeliveries(org enrichment.Org, client, webhook int64, page, size int) (enrichment.Page[enrichment.Delivery], error) {
+func (s *Outbox) WebhookDeliveries(org enrichment.Org, client, webhook int64, page, size int) (enrichment.Page[enrichment.Delivery], error) {
 	if _, err := s.Webhook(org, client, webhook); err != nil {
 		return enrichment.Page[enrichment.Delivery]{}, err
 	}
@@ -185,14 +186,14 @@ func (s *Store) WebhookDeliveries(org enrichment.Org, client, webhook int64, pag
 
 // QueuePing queues a ping to one of client's subscriptions, whatever events
 // it names; enrichment.ErrNotFound when it is not one of client's.
-func (s *Store) QueuePing(org enrichment.Org, client, webhook int64) (enrichment.Delivery, error) {
+func (s *Outbox) QueuePing(org enrichment.Org, client, webhook int64) (enrichment.Delivery, error) {
 	var out enrichment.Delivery
 	err := s.Transaction(func(tx *Store) error {
-		if _, err := tx.Webhook(org, client, webhook); err != nil {
+		if _, err := tx.Outbox().Webhook(org, client, webhook); err != nil {
 			return err
 		}
 		now := clock.Now(s.app)
-		ids, err := tx.insertDeliveries(org, []queuedDelivery{{webhook: webhook, event: enrichment.EventPing,
+		ids, err := tx.Outbox().insertDeliveries(org, []queuedDelivery{{webhook: webhook, event: enrichment.EventPing,
 			payload: enrichment.WebhookPayload{Type: enrichment.EventPing, Timestamp: now.UTC().Format(apiTimeLayout), Data: struct{}{}}}}, now)
 		if err != nil {
 			return err
@@ -217,7 +218,7 @@ type queuedDelivery struct {
 }
 
 // insertDeliveries writes pending deliveries, due at once; it returns their ids.
-func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now time.Time) ([]int64, error) {
+func (s *Outbox) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now time.Time) ([]int64, error) {
 	if len(ds) == 0 {
 		return nil, nil
 	}
@@ -258,7 +259,7 @@ func (s *Store) insertDeliveries(org enrichment.Org, ds []queuedDelivery, now ti
 // event for each active subscription of each revision's client that names
 // it; the payload is the revision as GET /revisions shows it now. It costs
 // one query when no subscription listens.
-func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions []int64) error {
+func (s *Outbox) queueRevisionEvents(org enrichment.Org, event string, revisions []int64) error {
 	if len(revisions) == 0 {
 		return nil
 	}
@@ -275,7 +276,7 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 	listening := map[string][]int64{} // client → subscriptions naming event
 	for _, sub := range subs {
 		if slices.Contains(decodeStrings(sub.Events), event) {
-			listening[sub.Client] = append(listening[sub.Client], storedID(sub.ID))
+			listening[sub.Client] = append(listening[sub.Client], sqlparts.StoredID(sub.ID))
 		}
 	}
 	if len(listening) == 0 {
@@ -286,7 +287,7 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 		Client string `db:"apiClient"`
 	}
 	err = s.db().Select(append(slices.Clone(revisionColumns), "apiClient")...).From(schema.Revisions).
-		Where(dbx.HashExp{"organization": string(org)}).AndWhere(in("id", stringIDs(revisions))).
+		Where(dbx.HashExp{"organization": string(org)}).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(revisions))).
 		OrderBy("CAST(id AS INTEGER)").All(&rows)
 	if err != nil {
 		return fmt.Errorf("read revisions for %s events: %w", event, err)
@@ -295,7 +296,7 @@ func (s *Store) queueRevisionEvents(org enrichment.Org, event string, revisions 
 	var ds []queuedDelivery
 	for _, r := range rows {
 		for _, webhook := range listening[r.Client] {
-			ds = append(ds, queuedDelivery{webhook: webhook, event: event, revision: storedID(r.ID),
+			ds = append(ds, queuedDelivery{webhook: webhook, event: event, revision: sqlparts.StoredID(r.ID),
 				payload: enrichment.WebhookPayload{Type: event, Timestamp: now.UTC().Format(apiTimeLayout), Data: r.item()}})
 		}
 	}

@@ -187,7 +187,7 @@ func (d *Dispatcher) dispatch(ctx context.Context) time.Duration {
 	free := workers - len(d.busy)
 	d.mu.Unlock()
 	if free > 0 {
-		due, err := d.st.DueDeliveries(time.Now(), busy)
+		due, err := d.st.Outbox().DueDeliveries(time.Now(), busy)
 		if err != nil {
 			d.app.Logger().Error("enrichment: find due webhook deliveries", "error", err.Error())
 			return pollEvery
@@ -199,7 +199,7 @@ func (d *Dispatcher) dispatch(ctx context.Context) time.Duration {
 			d.wg.Go(func() { d.attempt(ctx, dd) })
 		}
 	}
-	next, err := d.st.NextDeliveryAt()
+	next, err := d.st.Outbox().NextDeliveryAt()
 	if err != nil || next.IsZero() {
 		return pollEvery
 	}
@@ -222,7 +222,7 @@ func (d *Dispatcher) attempt(ctx context.Context, dd store.DueDelivery) {
 	if !outcome.Delivered {
 		outcome.RetryIn, _ = retryIn(d.delays, dd.Attempts, rand.Float64())
 	}
-	if err := d.st.RecordAttempt(dd, time.Now(), outcome); err != nil {
+	if err := d.st.Outbox().RecordAttempt(dd, time.Now(), outcome); err != nil {
 		d.app.Logger().Error("enrichment: record a webhook attempt", "error", err.Error(), "delivery", dd.ID)
 		return
 	}

@@ -17,7 +17,7 @@ import (
 // newOrg creates an organization to import into.
 func newOrg(tb testing.TB, app core.App, name string) enrichment.Org {
 	tb.Helper()
-	id, err := store.New(app).CreateOrg(name)
+	id, err := store.New(app).Accounts().CreateOrg(name)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package catalog
 
 import (
 	"cmp"
@@ -8,12 +8,10 @@ import (
 	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 )
-
-// The catalog import writes with raw SQL: no hooks, no per-record validation,
-// so it sets every column itself (id, created, updated included). Call these
-// on a Store bound to the import's transaction (New(txApp)).
 
 // ImportState is what an import keeps of an organization's stored catalog
 // while it writes: templates and brands by name (a few thousand at most),
@@ -87,7 +85,7 @@ func templateOptionRows(db dbx.Builder, org enrichment.Org) ([]templateOptionRow
 }
 
 // LoadImportState reads org's templates, options and brands.
-func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
+func (s *tables) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	st := &ImportState{
 		Templates: map[string]*ImportTemplate{},
 		Brands:    map[string]*ImportBrand{},
@@ -99,11 +97,11 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 	for _, o := range options {
 		t := st.Templates[o.Name]
 		if t == nil {
-			t = &ImportTemplate{ID: storedID(o.Template), Active: o.Active, Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
+			t = &ImportTemplate{ID: sqlparts.StoredID(o.Template), Active: o.Active, Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
 			st.Templates[o.Name] = t
 		}
 		if o.Option.Valid {
-			t.Options[o.Attr.String] = storedID(o.Option.String)
+			t.Options[o.Attr.String] = sqlparts.StoredID(o.Option.String)
 			t.stored[o.Attr.String] = o.option()
 		}
 	}
@@ -119,7 +117,7 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 		return nil, fmt.Errorf("load brands of organization %s: %w", org, err)
 	}
 	for _, b := range brands {
-		st.Brands[b.Name] = &ImportBrand{ID: storedID(b.ID), Website: b.Website, Slug: b.Slug}
+		st.Brands[b.Name] = &ImportBrand{ID: sqlparts.StoredID(b.ID), Website: b.Website, Slug: b.Slug}
 	}
 	return st, nil
 }
@@ -127,7 +125,7 @@ func (s *Store) LoadImportState(org enrichment.Org) (*ImportState, error) {
 // HasImportProducts says whether org has any product, active or not: an
 // import into an organization without any (a new merchant's first) knows
 // that every product it finds was written by itself.
-func (s *Store) HasImportProducts(org enrichment.Org) (bool, error) {
+func (s *tables) HasImportProducts(org enrichment.Org) (bool, error) {
 	var n int
 	err := s.db().NewQuery(`SELECT COUNT(*) FROM (SELECT 1 FROM {{products}} WHERE [[organization]] = {:org} LIMIT 1)`).
 		Bind(dbx.Params{"org": string(org)}).Row(&n)
@@ -144,29 +142,29 @@ const storedProductColumns = "[[id]], [[sku]], [[externalId]], [[variantMaster]]
 // whose externalId is one of externalIDs, as they are now (the import's
 // writes so far included), in id order. One query per call: the import
 // asks once per batch, with a few hundred keys.
-func (s *Store) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []string) ([]StoredProduct, error) {
+func (s *tables) ImportProductsByKeys(org enrichment.Org, skus, externalIDs []string) ([]StoredProduct, error) {
 	// note: the keys find rowids in the indexes alone (idx_products_sku; the
 	// partial idx_products_external_id, which the non-empty condition lets
 	// the planner use), then each row is read once: a UNION of rows read a
 	// product found by both keys twice, and a plain OR let the planner, on a
 	// catalog without statistics, scan the organization's rows per batch
 	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}} WHERE [[rowid]] IN (
-		SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND `+inList("sku", "skus")+`
-		UNION SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+inList("externalId", "exts")+`)`,
-		dbx.Params{"skus": inValues(skus), "exts": inValues(externalIDs)})
+		SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND `+sqlparts.InList("sku", "skus")+`
+		UNION SELECT [[rowid]] FROM {{products}} WHERE [[organization]] = {:org} AND [[externalId]] != '' AND `+sqlparts.InList("externalId", "exts")+`)`,
+		dbx.Params{"skus": sqlparts.InValues(skus), "exts": sqlparts.InValues(externalIDs)})
 }
 
 // ImportVariantsOf returns org's products whose variant master is one of
 // masters, in id order.
-func (s *Store) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredProduct, error) {
+func (s *tables) ImportVariantsOf(org enrichment.Org, masters []int64) ([]StoredProduct, error) {
 	return s.scanStoredProducts(org, `SELECT `+storedProductColumns+` FROM {{products}}
-		WHERE [[organization]] = {:org} AND [[variantMaster]] != '' AND `+inList("variantMaster", "masters"),
-		dbx.Params{"masters": inValues(stringIDs(masters))})
+		WHERE [[organization]] = {:org} AND [[variantMaster]] != '' AND `+sqlparts.InList("variantMaster", "masters"),
+		dbx.Params{"masters": sqlparts.InValues(sqlparts.FormatIDs(masters))})
 }
 
 // scanStoredProducts runs query, which selects storedProductColumns of
 // org's products, and returns the rows in id order.
-func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.Params) ([]StoredProduct, error) {
+func (s *tables) scanStoredProducts(org enrichment.Org, query string, params dbx.Params) ([]StoredProduct, error) {
 	params["org"] = string(org)
 	rows, err := s.db().NewQuery(query).Bind(params).Rows()
 	if err != nil {
@@ -180,7 +178,7 @@ func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.
 		if err := rows.Scan(&id, &p.SKU, &p.ExternalID, &master, &p.Active, &p.Hash); err != nil {
 			return nil, fmt.Errorf("find products of organization %s: %w", org, err)
 		}
-		p.ID, p.Master = storedID(id), storedID(master)
+		p.ID, p.Master = sqlparts.StoredID(id), sqlparts.StoredID(master)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -192,7 +190,7 @@ func (s *Store) scanStoredProducts(org enrichment.Org, query string, params dbx.
 
 // EachActiveImportProduct calls fn with the id of each of org's active
 // products, in id order, one row at a time.
-func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) error {
+func (s *tables) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) error {
 	rows, err := s.db().NewQuery(`SELECT [[id]] FROM {{products}} WHERE [[organization]] = {:org} AND [[active]] = TRUE
 		ORDER BY CAST([[id]] AS INTEGER)`).Bind(dbx.Params{"org": string(org)}).Rows()
 	if err != nil {
@@ -204,7 +202,7 @@ func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) e
 		if err := rows.Scan(&id); err != nil {
 			return fmt.Errorf("list active products of organization %s: %w", org, err)
 		}
-		fn(storedID(id))
+		fn(sqlparts.StoredID(id))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("list active products of organization %s: %w", org, err)
@@ -214,8 +212,8 @@ func (s *Store) EachActiveImportProduct(org enrichment.Org, fn func(id int64)) e
 
 // ReserveImportIDs reserves n consecutive ids of collection (see NextIDs)
 // and returns the first.
-func (s *Store) ReserveImportIDs(collection string, n int) (int64, error) {
-	return NextIDs(s.db(), collection, n)
+func (s *tables) ReserveImportIDs(collection string, n int) (int64, error) {
+	return store.NextIDs(s.db(), collection, n)
 }
 
 // ImportTemplateRow is an attribute template as a catalog file gives it.
@@ -235,7 +233,7 @@ type ImportOptionRow struct {
 // UpsertImportTemplate creates or updates org's template of t.Name and
 // upserts its options by attribute, leaving other stored options alone.
 // What is stored as the file gives it is not written.
-func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) error {
+func (s *tables) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) error {
 	it := st.Templates[t.Name]
 	if it == nil {
 		it = &ImportTemplate{Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
@@ -253,7 +251,7 @@ func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t Impo
 			continue
 		}
 		id, err := s.upsertRow(org, "attribute_options", id, dbx.Params{
-			"template": FormatID(it.ID), "attribute": o.Attribute, "unit": o.Unit, "dataType": o.DataType,
+			"template": store.FormatID(it.ID), "attribute": o.Attribute, "unit": o.Unit, "dataType": o.DataType,
 			"priority": o.Priority, "showOnWebsite": o.ShowOnWebsite, "isSearchable": o.IsSearchable,
 		}, now)
 		if err != nil {
@@ -266,7 +264,7 @@ func (s *Store) UpsertImportTemplate(org enrichment.Org, st *ImportState, t Impo
 
 // UpsertImportBrand creates org's brand of that name or updates its website
 // and slug; a nil website or slug keeps the stored one. It returns the id.
-func (s *Store) UpsertImportBrand(org enrichment.Org, st *ImportState, name string, website, slug *string, now string) (int64, error) {
+func (s *tables) UpsertImportBrand(org enrichment.Org, st *ImportState, name string, website, slug *string, now string) (int64, error) {
 	b := st.Brands[name]
 	if b == nil {
 		b = &ImportBrand{}
@@ -289,20 +287,20 @@ func (s *Store) UpsertImportBrand(org enrichment.Org, st *ImportState, name stri
 
 // upsertRow updates org's record id of table with values, or inserts a
 // record with a new id when id is 0; it returns the id.
-func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx.Params, now string) (int64, error) {
+func (s *tables) upsertRow(org enrichment.Org, table string, id int64, values dbx.Params, now string) (int64, error) {
 	values["updated"] = now
 	if id != 0 {
-		_, err := s.db().Update(table, values, dbx.HashExp{"id": FormatID(id), "organization": string(org)}).Execute()
+		_, err := s.db().Update(table, values, dbx.HashExp{"id": store.FormatID(id), "organization": string(org)}).Execute()
 		if err != nil {
 			return 0, fmt.Errorf("update %s %d: %w", table, id, err)
 		}
 		return id, nil
 	}
-	id, err := NextIDs(s.db(), table, 1)
+	id, err := store.NextIDs(s.db(), table, 1)
 	if err != nil {
 		return 0, err
 	}
-	values["id"], values["organization"], values["created"] = FormatID(id), string(org), now
+	values["id"], values["organization"], values["created"] = store.FormatID(id), string(org), now
 	if _, err := s.db().Insert(table, values).Execute(); err != nil {
 		return 0, fmt.Errorf("insert into %s: %w", table, err)
 	}
@@ -318,13 +316,13 @@ func (s *Store) upsertRow(org enrichment.Org, table string, id int64, values dbx
 // no gain in speed. The page cache stays the service's 8 MB: a larger one
 // saved little (1M products: 67 s with 8 MB, 63 s with 32 MB, on a noisy
 // machine) and cost half again its size in RSS at every catalog size.
-func (s *Store) WithoutMemoryMap(fn func() error) error {
+func (s *tables) WithoutMemoryMap(fn func() error) error {
 	return s.withPragma("mmap_size", 0, fn)
 }
 
 // withPragma runs fn with the connection setting name set to value, then
 // puts the previous value back.
-func (s *Store) withPragma(name string, value int64, fn func() error) (err error) {
+func (s *tables) withPragma(name string, value int64, fn func() error) (err error) {
 	return withPragmaOn(s.db(), name, value, fn)
 }
 
@@ -349,7 +347,7 @@ func withPragmaOn(db dbx.Builder, name string, value int64, fn func() error) (er
 // AnalyzeCatalog refreshes the query planner's statistics of the catalog
 // tables, which a bulk load leaves stale or missing. It samples (SQLite's
 // analysis_limit) so that its cost does not grow with the tables.
-func (s *Store) AnalyzeCatalog() error {
+func (s *tables) AnalyzeCatalog() error {
 	return s.withPragma("analysis_limit", 1000, func() error {
 		for _, table := range []string{"products", "brands", "attribute_templates", "attribute_options"} {
 			if _, err := s.db().NewQuery("ANALYZE {{" + table + "}}").Execute(); err != nil {
@@ -365,5 +363,5 @@ func optionalID(id int64) string {
 	if id == 0 {
 		return ""
 	}
-	return FormatID(id)
+	return store.FormatID(id)
 }

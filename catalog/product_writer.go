@@ -1,4 +1,4 @@
-package store
+package catalog
 
 import (
 	"database/sql"
@@ -10,11 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 )
 
-// The catalog import's product writes (see catalog_import.go): rows are
+// The catalog import's product writes (see import_queries.go): rows are
 // written whole, and a row the file leaves as it is is not written at all.
 // Every write sets importHash, the digest of what the import wrote; any
 // other change of those columns clears it (a trigger, see the migration
@@ -45,7 +47,7 @@ type ImportProductRow struct {
 // quadratic in their number. An upsert would too, since products has UPDATE
 // triggers (1.5x the import time).
 type ImportProductWriter struct {
-	s                       *Store
+	s                       *tables
 	org                     enrichment.Org
 	now                     string
 	insert, update, setHash *dbx.Query
@@ -56,7 +58,7 @@ type ImportProductWriter struct {
 }
 
 // NewImportProductWriter returns a writer of org's products stamped now.
-func (s *Store) NewImportProductWriter(org enrichment.Org, now string) *ImportProductWriter {
+func (s *tables) NewImportProductWriter(org enrichment.Org, now string) *ImportProductWriter {
 	return &ImportProductWriter{s: s, org: org, now: now, params: dbx.Params{}}
 }
 
@@ -78,7 +80,7 @@ func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
 	p := w.params
 	w.news, w.newIDs, w.newsValid = w.news[:0], w.newIDs[:0], true
 	for _, r := range rows {
-		p["id"], p["organization"], p["sku"], p["externalId"] = FormatID(r.ID), string(w.org), r.SKU, r.ExternalID
+		p["id"], p["organization"], p["sku"], p["externalId"] = store.FormatID(r.ID), string(w.org), r.SKU, r.ExternalID
 		p["gtin"], p["name"], p["slug"], p["description"], p["active"] = r.GTIN, r.Name, r.Slug, r.Desc, r.Active
 		p["attributeTemplate"], p["brand"] = optionalID(r.Template), optionalID(r.Brand)
 		p["variantMaster"], p["attributes"], p["categories"] = optionalID(r.VariantMaster), r.Attributes, r.Categories
@@ -126,7 +128,7 @@ func (w *ImportProductWriter) recordNew() error {
 		return nil
 	}
 	if !w.newsValid {
-		return w.s.RecordUpserts(w.org, w.newIDs)
+		return store.New(w.s.app).Catalog().RecordUpserts(w.org, w.newIDs)
 	}
 	w.news = append(w.news, ']')
 	_, err := w.s.db().NewQuery(`INSERT INTO {{` + schema.ChangesTable + `}} ([[organization]], [[product]], [[sku]], [[change]], [[at]])
@@ -144,7 +146,7 @@ func (w *ImportProductWriter) recordNew() error {
 // included, and no trigger fires.
 func (w *ImportProductWriter) SetHash(id int64, sku, hash string) error {
 	w.prepare()
-	return w.exec(w.setHash.Bind(dbx.Params{"id": FormatID(id), "organization": string(w.org), "importHash": hash}), id, sku)
+	return w.exec(w.setHash.Bind(dbx.Params{"id": store.FormatID(id), "organization": string(w.org), "importHash": hash}), id, sku)
 }
 
 // exec runs a statement bound to w.params (or already bound) that must
@@ -229,22 +231,22 @@ type storedProductRow struct {
 
 // ImportStoredRows reads org's products ids as stored, by id. JSON fields
 // are the stored text, as they are.
-func (s *Store) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]ImportProductRow, error) {
+func (s *tables) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]ImportProductRow, error) {
 	out := make(map[int64]ImportProductRow, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		var rows []storedProductRow
 		err := s.db().Select("id", "sku", "externalId", "gtin", "name", "slug", "description", "active",
 			"attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images", "files",
 			"variantAttributes", "shopify", "importHash").From("products").
-			Where(byIDsOf(org)).AndWhere(in("id", stringIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
+			Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read products of organization %s: %w", org, err)
 		}
 		for _, r := range rows {
 			row := ImportProductRow{
-				ID: storedID(r.ID), Stored: true, SKU: r.SKU, ExternalID: r.ExternalID, GTIN: r.GTIN, Name: r.Name,
-				Slug: r.Slug, Desc: r.Description, Active: r.Active, Template: storedID(r.AttributeTemplate),
-				Brand: storedID(r.Brand), VariantMaster: storedID(r.VariantMaster), Attributes: r.Attributes,
+				ID: sqlparts.StoredID(r.ID), Stored: true, SKU: r.SKU, ExternalID: r.ExternalID, GTIN: r.GTIN, Name: r.Name,
+				Slug: r.Slug, Desc: r.Description, Active: r.Active, Template: sqlparts.StoredID(r.AttributeTemplate),
+				Brand: sqlparts.StoredID(r.Brand), VariantMaster: sqlparts.StoredID(r.VariantMaster), Attributes: r.Attributes,
 				Categories: r.Categories, Images: r.Images, Files: r.Files, Hash: r.ImportHash,
 			}
 			if r.VariantAttributes.Valid {
@@ -267,7 +269,7 @@ type ImportVariantLink struct {
 }
 
 // SetImportVariantMasters points org's products at their variant masters.
-func (s *Store) SetImportVariantMasters(org enrichment.Org, links []ImportVariantLink, now string) error {
+func (s *tables) SetImportVariantMasters(org enrichment.Org, links []ImportVariantLink, now string) error {
 	return s.updateEach(org, "[[variantMaster]] = {:master}, [[importHash]] = {:hash}, [[updated]] = {:now}", len(links),
 		func(i int) (int64, dbx.Params) {
 			return links[i].ID, dbx.Params{"master": optionalID(links[i].Master), "hash": links[i].Hash, "now": now}
@@ -282,7 +284,7 @@ type ImportRelink struct {
 }
 
 // RelinkImportProducts rewrites the template and attributes of org's products.
-func (s *Store) RelinkImportProducts(org enrichment.Org, relinks []ImportRelink, now string) error {
+func (s *tables) RelinkImportProducts(org enrichment.Org, relinks []ImportRelink, now string) error {
 	return s.updateEach(org, "[[attributeTemplate]] = {:template}, [[attributes]] = {:attributes}, [[importHash]] = {:hash}, [[updated]] = {:now}",
 		len(relinks), func(i int) (int64, dbx.Params) {
 			r := relinks[i]
@@ -291,7 +293,7 @@ func (s *Store) RelinkImportProducts(org enrichment.Org, relinks []ImportRelink,
 }
 
 // DeactivateImportProducts deactivates org's products ids.
-func (s *Store) DeactivateImportProducts(org enrichment.Org, ids []int64, now string) error {
+func (s *tables) DeactivateImportProducts(org enrichment.Org, ids []int64, now string) error {
 	return s.updateEach(org, "[[active]] = FALSE, [[updated]] = {:now}", len(ids),
 		func(i int) (int64, dbx.Params) { return ids[i], dbx.Params{"now": now} })
 }
@@ -299,7 +301,7 @@ func (s *Store) DeactivateImportProducts(org enrichment.Org, ids []int64, now st
 // updateEach runs set, an UPDATE's SET clause, on n of org's products
 // through one prepared statement; row gives the i-th product's id and the
 // parameters of set.
-func (s *Store) updateEach(org enrichment.Org, set string, n int, row func(i int) (int64, dbx.Params)) error {
+func (s *tables) updateEach(org enrichment.Org, set string, n int, row func(i int) (int64, dbx.Params)) error {
 	if n == 0 {
 		return nil
 	}
@@ -307,7 +309,7 @@ func (s *Store) updateEach(org enrichment.Org, set string, n int, row func(i int
 	defer q.Close()
 	for i := range n {
 		id, params := row(i)
-		params["id"], params["org"] = FormatID(id), string(org)
+		params["id"], params["org"] = store.FormatID(id), string(org)
 		if _, err := q.Bind(params).Execute(); err != nil {
 			return fmt.Errorf("update product %d of organization %s: %w", id, org, err)
 		}

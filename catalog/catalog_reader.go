@@ -1,9 +1,10 @@
-package store
+package catalog
 
 import (
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/pocketbase/dbx"
 )
 
@@ -37,7 +38,7 @@ type CatalogTemplate struct {
 }
 
 // CatalogReader reads one organization's catalog inside one read
-// transaction; see Store.ReadCatalog.
+// transaction; see tables.ReadCatalog.
 type CatalogReader struct {
 	db  dbx.Builder
 	org enrichment.Org
@@ -45,7 +46,7 @@ type CatalogReader struct {
 
 // ReadCatalog calls fn with a reader of org's catalog, all of whose reads
 // see one snapshot of the database.
-func (s *Store) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error) error {
+func (s *tables) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error) error {
 	db, ok := s.app.ConcurrentDB().(*dbx.DB)
 	if !ok { // note: already inside a transaction: its snapshot it is
 		return fn(&CatalogReader{db: s.db(), org: org})
@@ -72,7 +73,7 @@ func (r *CatalogReader) Templates() ([]CatalogTemplate, error) {
 	var out []CatalogTemplate
 	for _, o := range rows {
 		if len(out) == 0 || out[len(out)-1].Name != o.Name {
-			out = append(out, CatalogTemplate{ID: storedID(o.Template), Name: o.Name, Active: o.Active})
+			out = append(out, CatalogTemplate{ID: sqlparts.StoredID(o.Template), Name: o.Name, Active: o.Active})
 		}
 		if o.Attr.Valid {
 			t := &out[len(out)-1]
@@ -101,7 +102,7 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 	}
 	out := make(map[int64]CatalogBrand, len(rows))
 	for _, b := range rows {
-		out[storedID(b.ID)] = CatalogBrand{Name: b.Name, Website: b.Website, Slug: b.Slug}
+		out[sqlparts.StoredID(b.ID)] = CatalogBrand{Name: b.Name, Website: b.Website, Slug: b.Slug}
 	}
 	return out, nil
 }
@@ -109,10 +110,24 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 // catalogProductRow is a row of the export's product queries: the API
 // export's row, with what the catalog file adds.
 type catalogProductRow struct {
-	productRow
-	Active    bool   `db:"active"`
-	MasterSKU string `db:"masterSku"`
-	Shopify   []byte `db:"shopify"`
+	ID                string `db:"id"`
+	SKU               string `db:"sku"`
+	ExternalID        string `db:"externalId"`
+	GTIN              string `db:"gtin"`
+	Name              string `db:"name"`
+	Slug              string `db:"slug"`
+	Description       string `db:"description"`
+	AttributeTemplate string `db:"attributeTemplate"`
+	Brand             string `db:"brand"`
+	Attributes        []byte `db:"attributes"`
+	Categories        []byte `db:"categories"`
+	Images            []byte `db:"images"`
+	Files             []byte `db:"files"`
+	VariantMaster     string `db:"variantMaster"`
+	VariantAttributes []byte `db:"variantAttributes"`
+	Active            bool   `db:"active"`
+	MasterSKU         string `db:"masterSku"`
+	Shopify           []byte `db:"shopify"`
 }
 
 const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[gtin]], p.[[name]], p.[[slug]], p.[[description]],
@@ -122,9 +137,9 @@ const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[
 
 func (row catalogProductRow) product() CatalogProduct {
 	return CatalogProduct{
-		ID: storedID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
-		Description: row.Description, Active: row.Active, Template: storedID(row.AttributeTemplate), Brand: storedID(row.Brand),
-		Master: storedID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
+		ID: sqlparts.StoredID(row.ID), SKU: row.SKU, ExternalID: row.ExternalID, GTIN: row.GTIN, Name: row.Name, Slug: row.Slug,
+		Description: row.Description, Active: row.Active, Template: sqlparts.StoredID(row.AttributeTemplate), Brand: sqlparts.StoredID(row.Brand),
+		Master: sqlparts.StoredID(row.VariantMaster), MasterSKU: row.MasterSKU, Attributes: row.Attributes, Categories: row.Categories, Images: row.Images, Files: row.Files,
 		VariantAttributes: row.VariantAttributes, Shopify: row.Shopify,
 	}
 }
@@ -170,8 +185,8 @@ func (r *CatalogReader) Variants(masters []int64) ([]CatalogProduct, error) {
 	}
 	var rows []catalogProductRow
 	err := r.db.NewQuery(catalogProductSelect + `WHERE p.[[organization]] = {:org} AND p.[[variantMaster]] != ''
-		AND p.` + inList("variantMaster", "masters") + ` ORDER BY CAST(p.[[id]] AS INTEGER)`).
-		Bind(dbx.Params{"org": string(r.org), "masters": inValues(formatIDs(masters))}).All(&rows)
+		AND p.` + sqlparts.InList("variantMaster", "masters") + ` ORDER BY CAST(p.[[id]] AS INTEGER)`).
+		Bind(dbx.Params{"org": string(r.org), "masters": sqlparts.InValues(sqlparts.FormatIDs(masters))}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read variants of organization %s: %w", r.org, err)
 	}
