@@ -23,6 +23,11 @@ type ReviewState struct {
 	// Fields in API order, Attributes in the order proposed
 	Fields     []ItemState `json:"fields"`
 	Attributes []ItemState `json:"attributes"`
+	// RevertedBy names who rolled the revision back, as reviewer names
+	// who decided it ("reviewer:EMAIL", "superuser:EMAIL", "system"); the
+	// revision's own revertedBy holds a record id, which a reviewer cannot
+	// look up among superusers
+	RevertedBy string `json:"revertedBy,omitempty"`
 }
 
 // ItemState is one proposed field or attribute as the page draws it.

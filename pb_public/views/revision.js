@@ -313,7 +313,7 @@ function closedNote(rev) {
     parts.push(`Expired on ${when(rev.closedAt)}: it waited longer than the organization allows. It cannot be decided.`);
   } else if (rev.status === 'reverted') {
     // note: a rollback keeps the acceptance's reviewedAt and reviewer; it has its own time and author
-    parts.push(`This revision was reverted on ${when(rev.revertedAt)} by ${who(rev.revertedBy)}`);
+    parts.push(`This revision was reverted on ${when(rev.revertedAt)} by ${who(reviewOf(rev).revertedBy)}`);
     if (rev.reviewedAt) parts.push(`, after ${who(rev.reviewer)} accepted it on ${when(rev.reviewedAt)}`);
     parts.push('.');
   } else {
