@@ -176,7 +176,7 @@ func TestStaleProposal(t *testing.T) {
 	rows := eval[map[string][]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('table.attrs tr[data-attribute]')]
 		.map(r => [r.dataset.attribute, [...r.querySelectorAll('td')].map(c => c.textContent)]))`)
 	want := map[string][]string{
-		"Color":    {"Red", "—changed", "RedCrimson", "changed"},
+		"Color":    {"Red", "—changed", "Red Crimson", "changed"}, // a space between the removed and the added text (textContent too)
 		"Size":     {"—", "same", "44", "added"},
 		"Material": {"Leather", "—changed", "— not proposed", "kept, not in proposal"},
 	}

@@ -19,6 +19,7 @@ import { zoomable } from '../lib/zoom.js';
 
 const state = {
   id: null, rev: null, proposals: null, picks: {}, seq: 0,
+  drawn: Promise.resolve(), // the drawing of the revision on screen, under way or done
   alone: false, // the reviewer asked for this proposal alone, not with its competitors
   heldBy: null, // another reviewer's claim on the revision shown ({email, name, expiresAt}): deciding is off
   cache: new Map(), // id → {at, data}: revisions read ahead
@@ -117,7 +118,15 @@ export function prefetch(item) {
  * ahead in the last 15 s) and renders it. product and template: its
  * product and the product's template, when known, are read alongside.
  */
-export async function show(id, { product, template, force = false } = {}) {
+export function show(id, options = {}) {
+  // note: showing the revision on screen again waits for its drawing under
+  // way, so that what follows the drawing (its claim) finds it drawn
+  if (id && id === state.id && !options.force) return state.drawn;
+  state.drawn = draw(id, options);
+  return state.drawn;
+}
+
+async function draw(id, { product, template, force = false }) {
   const body = $('#revision-body');
   if (!id) {
     state.id = null;
@@ -126,7 +135,6 @@ export async function show(id, { product, template, force = false } = {}) {
     replace($('#decide-actions'));
     return;
   }
-  if (id === state.id && !force) return;
   if (id !== state.id) {
     state.alone = false;
     state.heldBy = null;
