@@ -116,3 +116,53 @@ func TestBadVersionSuspendsAlone(t *testing.T) {
 		t.Errorf("%d revisions of sim 2 accepted, want 33", accepted)
 	}
 }
+
+// TestHeldBacklogAcceptedOnceProbationEnds: revisions that probation held
+// back while their version's audits waited are all accepted by the step
+// after the probation ends, not at the sweep's pace of a few hundred a
+// step (a backlog then waited tens of seconds, and people decided it).
+func TestHeldBacklogAcceptedOnceProbationEnds(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	w.earn(1, 20)
+	w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name","description"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.85,"auditRate":0.01,"enabled":true}`, a.Org, a.Clients["both"]))
+	w.trust.Draw = func() float64 { return 0.5 } // note: no random audits, only probation's
+	// note: names and descriptions of 150 products, 300 revisions: more
+	// than the 77 that probation lets through plus a sweep's 200
+	backlog := w.submitVersion("1", 101, 150)
+	described := make([]string, 150)
+	for i := range described {
+		described[i] = fmt.Sprintf(`{"sku":"BULK-%04d","confidence":95,"description":"Described %d"}`, 101+i, i)
+	}
+	body := `{"model":{"name":"sim","version":"1"},"items":[` + strings.Join(described, ",") + `]}`
+	if rec := fixture.Send(w.h, http.MethodPost, "/api/enrichment/products/submissions", routes.KeyHeader, a.Keys["both"], body); rec.Code != 200 {
+		t.Fatalf("submit descriptions: %d %s", rec.Code, rec.Body)
+	}
+	backlog = nil
+	if err := w.app.DB().Select("id").From(schema.Revisions).Where(dbx.NewExp("json_extract(model, '$.version') = '1'")).
+		OrderBy("CAST(id AS INTEGER)").Column(&backlog); err != nil || len(backlog) != 300 {
+		t.Fatalf("%d pending revisions (%v), want 300", len(backlog), err)
+	}
+	closed := 0
+	for round := 0; closed < enrichment.ProbationAudits; round++ {
+		if round > 10 {
+			t.Fatalf("%d audits closed", closed)
+		}
+		if n := w.trust.Step(); n != 4*enrichment.ProbationWaiting-3 && n != 4*enrichment.ProbationWaiting {
+			t.Fatalf("round %d of probation accepted %d", round, n)
+		}
+		for _, id := range w.pendingAudits() {
+			if rec := w.send(http.MethodPost, "/api/enrichment/review/audits/"+id, `{"audit":"confirmed"}`); rec.Code != 200 {
+				t.Fatalf("close %s: %d %s", id, rec.Code, rec.Body)
+			}
+			closed++
+		}
+	}
+	w.trust.Step()
+	for _, id := range backlog {
+		if got := w.status(id); !strings.HasPrefix(got, "accepted/policy/") {
+			t.Fatalf("revision %s held back during probation is %s after it", id, got)
+		}
+	}
+}

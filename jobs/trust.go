@@ -9,6 +9,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
+	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
@@ -24,8 +25,8 @@ import (
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
-	TrustTick    = time.Second     // how often active policies act
-	TrustRefresh = 2 * time.Second // how often measurements and states are brought up to date: a person deciding is not kept waiting on activation
+	TrustTick    = time.Second // how often active policies act
+	TrustRefresh = time.Second // how often measurements and states are brought up to date: a person deciding is not kept waiting on activation
 	// note: what a step reads it accepts in one transaction: under a load of
 	// writers, each transaction first waits its turn for SQLite's writer
 	trustScan        = 2000  // new pending revisions read per policy and step
@@ -53,6 +54,12 @@ type Trust struct {
 type trustCursor struct {
 	high, sweep int64
 	full        bool // the last scan of new revisions read all it could: more are waiting
+	// held: revisions were held back by their model version's probation
+	// (its audits wait for a person); the sweep goes back to the first of
+	// them and reads as much as a scan until a round holds none back, so
+	// that they are accepted as soon as the audits close rather than at
+	// the sweep's pace
+	held, heldThisRound bool
 }
 
 // backlog tells whether a policy's last scan left new revisions unread.
@@ -60,7 +67,7 @@ func (t *Trust) backlog() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, c := range t.cursors {
-		if c.full {
+		if c.full || c.held {
 			return true
 		}
 	}
@@ -197,8 +204,11 @@ func (t *Trust) act(p store.Policy) int {
 	c.full = read == trustScan
 	c.high = last
 	if c.sweep < c.high {
-		from := c.sweep
-		older, upTo, _, err := st.Trust().Candidates(p, from, trustSweep)
+		from, size := c.sweep, trustSweep
+		if c.held {
+			size = trustScan
+		}
+		older, upTo, _, err := st.Trust().Candidates(p, from, size)
 		if err != nil {
 			t.app.Logger().Error("enrichment: trust policy candidates", "policy", p.ID, "error", err.Error())
 			return 0
@@ -206,6 +216,7 @@ func (t *Trust) act(p store.Policy) int {
 		c.sweep = upTo
 		if upTo == from || upTo >= c.high { // round done: start again from the first
 			c.sweep = 0
+			c.held, c.heldThisRound = c.heldThisRound, false
 		}
 		ids = append(older, ids...)
 	}
@@ -215,39 +226,50 @@ func (t *Trust) act(p store.Policy) int {
 			todo = append(todo, id)
 		}
 	}
-	return t.accept(p, todo)
+	n, heldFrom := t.accept(p, todo)
+	if heldFrom > 0 {
+		c.held, c.heldThisRound = true, true
+		c.sweep = min(c.sweep, heldFrom-1)
+	}
+	return n
 }
 
 // accept accepts those of ids that p still qualifies, as one set of
 // decisions (store.DecideChosenSet), each drawn for audit at p's rate;
 // when the set fails, each revision is tried on its own, and one that
-// fails or is refused is left to people.
-func (t *Trust) accept(p store.Policy, ids []string) int {
-	n, refused, err := t.acceptSet(p, ids)
+// fails or is refused is left to people. It also answers the first
+// revision held back by probation (0: none).
+func (t *Trust) accept(p store.Policy, ids []string) (n int, heldFrom int64) {
+	n, refused, heldFrom, err := t.acceptSet(p, ids)
 	if err == nil {
 		t.leave(p, refused)
-		return n
+		return n, heldFrom
 	}
 	t.app.Logger().Warn("enrichment: a trust policy's batch failed; its revisions are tried one by one",
 		"policy", p.ID, "revisions", len(ids), "error", err.Error())
-	n = 0
+	n, heldFrom = 0, 0
 	for _, id := range ids {
-		one, refused, err := t.acceptSet(p, []string{id})
+		one, refused, held, err := t.acceptSet(p, []string{id})
 		if err != nil {
 			refused = map[string]error{id: err}
 		}
 		n += one
+		if heldFrom == 0 {
+			heldFrom = held
+		}
 		t.leave(p, refused)
 	}
-	return n
+	return n, heldFrom
 }
 
 // acceptSet accepts, in one transaction, those of ids that p still
 // qualifies and the probation of their model versions lets through
 // (enrichment.VersionTally.Take, which also draws the audits); it returns
-// how many it accepted and why any was refused.
-func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, error) {
+// how many it accepted, why any was refused and the first revision
+// probation held back (0: none).
+func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, int64, error) {
 	who := store.SetDecider{Policy: p.ID}
+	var heldFrom int64
 	outcomes, err := store.New(t.app).Review().DecideChosenSet(p.Org, who, t.Now(), func(tx *store.Store) ([]store.SetDecision, error) {
 		current, err := tx.Trust().FindPolicy(p.ID)
 		if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
@@ -274,12 +296,14 @@ func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, 
 			accept, audit := tally.Take(t.Draw(), current.AuditRate)
 			if accept {
 				ds = append(ds, store.SetDecision{Revision: q.ID, Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: audit})
+			} else if heldFrom == 0 {
+				heldFrom = sqlparts.StoredID(q.ID) // note: in id order, the first held
 			}
 		}
 		return ds, nil
 	})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	n, refused := 0, map[string]error{}
 	for _, o := range outcomes {
@@ -289,7 +313,7 @@ func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, 
 			refused[o.Revision] = o.Err
 		}
 	}
-	return n, refused, nil
+	return n, refused, heldFrom, nil
 }
 
 // leave remembers the revisions p could not accept, so that they are left
