@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
@@ -37,8 +38,7 @@ const (
 // Trust is the trust policies' worker of one app.
 type Trust struct {
 	app  core.App
-	Now  func() time.Time // the clock; time.Now unless a test sets it
-	Draw func() float64   // the audit draw in [0, 1); rand.Float64 unless a test sets it
+	Draw func() float64 // the audit draw in [0, 1); rand.Float64 unless a test sets it
 
 	mu        sync.Mutex
 	cursors   map[string]*trustCursor // by policy
@@ -76,7 +76,7 @@ func (t *Trust) backlog() bool {
 
 // NewTrust makes app's trust worker, not started.
 func NewTrust(app core.App) *Trust {
-	return &Trust{app: app, Now: time.Now, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}}
+	return &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}}
 }
 
 // RegisterTrust runs the trust worker while app serves, and stops it when
@@ -92,6 +92,9 @@ func RegisterTrust(app core.App) {
 		return e.Next()
 	})
 }
+
+// now is the time on the app's clock.
+func (t *Trust) now() time.Time { return clock.Now(t.app) }
 
 // Start runs Step every TrustTick in a goroutine of its own.
 func (t *Trust) Start() {
@@ -135,7 +138,7 @@ func (t *Trust) Stop() {
 func (t *Trust) Step() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.Now()
+	now := t.now()
 	if now.Sub(t.refreshed) >= TrustRefresh {
 		t.refresh(now)
 		t.refreshed = now
@@ -156,8 +159,8 @@ func (t *Trust) Step() int {
 func (t *Trust) Refresh() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.refresh(t.Now())
-	t.refreshed = t.Now()
+	t.refresh(t.now())
+	t.refreshed = t.now()
 }
 
 func (t *Trust) refresh(now time.Time) {
@@ -270,7 +273,7 @@ func (t *Trust) accept(p store.Policy, ids []string) (n int, heldFrom int64) {
 func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, int64, error) {
 	who := store.SetDecider{Policy: p.ID}
 	var heldFrom int64
-	outcomes, err := store.New(t.app).Review().DecideChosenSet(p.Org, who, t.Now(), func(tx *store.Store) ([]store.SetDecision, error) {
+	outcomes, err := store.New(t.app).Review().DecideChosenSet(p.Org, who, t.now(), func(tx *store.Store) ([]store.SetDecision, error) {
 		current, err := tx.Trust().FindPolicy(p.ID)
 		if err != nil || !current.Enabled || current.State != enrichment.PolicyActive {
 			return nil, err
