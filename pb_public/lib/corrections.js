@@ -27,6 +27,14 @@ export function correctionsFor(rev, keys) {
   return Object.keys(out).length ? out : null;
 }
 
+/**
+ * kept tells whether revision id has edits kept or a refusal to show: its
+ * editors are in the view of the revision alone, so it is shown alone.
+ */
+export function kept(id) {
+  return Boolean(drafts.get(id)?.size || refusals.has(id));
+}
+
 /** editedKeys are the keys rev has edits for. */
 export function editedKeys(rev) {
   return [...(drafts.get(rev.id)?.keys() ?? [])];

@@ -136,7 +136,9 @@ async function draw(id, { product, template, force = false }) {
     return;
   }
   if (id !== state.id) {
-    state.alone = false;
+    // note: a revision with edits kept (a correction the server refused)
+    // comes back alone, where its editors are, not among its competitors
+    state.alone = corrections.kept(id);
     state.heldBy = null;
   }
   const refocus = focusInside();
