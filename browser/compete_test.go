@@ -67,8 +67,11 @@ func TestCompetingProposals(t *testing.T) {
 	if got := text(t, ctx, "#plan"); got != "Applying the choices will accept #"+classic+" (name, files); reject #"+daily+"; reject #"+pro+"." {
 		t.Errorf("plan %q", got)
 	}
-	// a reason is required: a asks for it, Enter in the picker applies
+	// the first a shows what the choices apply; a reason is required: the
+	// second a asks for it, Enter in the picker applies
 	do(t, ctx, chromedp.Focus(chromedp.CSS("#revision-body")))
+	press(t, ctx, "a")
+	waitFor(t, ctx, "the summary", `document.activeElement?.id === 'apply-summary'`)
 	press(t, ctx, "a")
 	waitFor(t, ctx, "the reason picker", `document.activeElement?.id === 'reason'`)
 	if got := text(t, ctx, "#decision-status"); !strings.HasPrefix(got, "Choose a reason") {
@@ -106,4 +109,66 @@ func TestCompetingProposals(t *testing.T) {
 		t.Errorf("revision %s is %s after a refused group", trailA, got)
 	}
 	waitFor(t, ctx, "the revision back in the queue", `document.querySelector('#queue-list .item[data-id="`+trailA+`"]')`)
+}
+
+// TestCompetingApplyShowsFirst: with competing proposals, t shows the
+// revision alone and t again shows them together (the legend and the keys
+// dialog say so); the first a shows what the choices apply, focused, and
+// applies nothing; a pick changed takes that summary back; a second a
+// applies what the summary said.
+func TestCompetingApplyShowsFirst(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	pro := s.submit(a, "both", proposal{"SKU-1", 92, enrichment.Fields{Name: ptr("Runner Pro"), Description: ptr("Light and fast.")}})[0]
+	classic := s.submit(a, "submit", proposal{"SKU-1", 70, enrichment.Fields{Name: ptr("Runner Classic")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, pro)
+	waitFor(t, ctx, "the proposals together", `document.querySelectorAll('#revision-body .choice').length === 2`)
+	if got := text(t, ctx, "#keys"); !strings.Contains(got, "t alone / together") {
+		t.Errorf("the legend %q does not name t", got)
+	}
+	do(t, ctx, chromedp.Focus(chromedp.CSS("#revision-body")))
+	press(t, ctx, "t")
+	waitFor(t, ctx, "the revision alone", `!document.querySelector('#revision-body .choice') && document.querySelector('#show-together')`)
+	press(t, ctx, "t")
+	waitFor(t, ctx, "the proposals together again", `document.querySelectorAll('#revision-body .choice').length === 2`)
+
+	press(t, ctx, "a")
+	waitFor(t, ctx, "the summary, focused", `document.activeElement?.id === 'apply-summary' && document.activeElement.checkVisibility()`)
+	summary := text(t, ctx, "#apply-summary")
+	for _, want := range []string{"Press a again", "Name: both #" + pro + ": Runner Pro", "Description: both #" + pro + ": Light and fast.", "accept #" + pro + " (name, description); reject #" + classic} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the summary %q does not say %q", summary, want)
+		}
+	}
+	// note: a decision is held as its key is handled, so none held now is none made
+	if n := eval[int](t, ctx, `document.querySelectorAll('#notice .held').length`); n != 0 {
+		t.Fatalf("the first a held a decision: %q", text(t, ctx, "#notice"))
+	}
+	// a pick changed: the summary is taken back, and a shows the new one
+	do(t, ctx, chromedp.Click(chromedp.CSS(`.choice[data-field=name] .option[data-revision="`+classic+`"] input`)))
+	waitFor(t, ctx, "the summary gone", `!document.querySelector('#apply-summary').checkVisibility()`)
+	do(t, ctx, chromedp.Focus(chromedp.CSS("#revision-body")))
+	press(t, ctx, "a")
+	waitFor(t, ctx, "the new summary", `document.activeElement?.id === 'apply-summary' && /Name: submit #`+classic+`: Runner Classic/.test(document.activeElement.textContent)`)
+	press(t, ctx, "a")
+	waitGone(t, ctx, pro)
+	waitGone(t, ctx, classic)
+	if fields := s.waitStatus(pro, "accepted"); !slices.Equal(fields, []string{"description"}) {
+		t.Errorf("revision %s accepted %v, want [description]", pro, fields)
+	}
+	s.waitStatus(classic, "accepted")
+	if p := s.product(a, "SKU-1"); p.GetString("name") != "Runner Classic" || p.GetString("description") != "Light and fast." {
+		t.Errorf("product: %q, %q", p.GetString("name"), p.GetString("description"))
+	}
+
+	press(t, ctx, "?")
+	waitFor(t, ctx, "the keys", `document.querySelector('#shortcuts').open`)
+	if keys := text(t, ctx, "#shortcuts"); !strings.Contains(keys, "the revision alone, or with the proposals competing") ||
+		!strings.Contains(keys, "a second a applies") {
+		t.Errorf("the keys dialog does not explain t and the second a: %q", keys)
+	}
 }

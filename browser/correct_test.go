@@ -154,3 +154,49 @@ func TestRefusedAttributeCorrection(t *testing.T) {
 		t.Errorf("the refused decision changed the product: %v", got)
 	}
 }
+
+// TestRefusedCorrectionOfACompetingProposal: a revision with a competing
+// proposal, shown alone and corrected to what its yes/no option refuses
+// ("perhaps"), comes back alone, not among its competitors, with the edit
+// open and the server's words beside that attribute; the notice says them
+// once.
+func TestRefusedCorrectionOfACompetingProposal(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	s.addOption(a.Org, templateID(t, s, a.Org, "Shoes"), "Waterproof", "BOOLEAN", "")
+	id := s.submit(a, "both", proposal{"SKU-1", 90, attributesProposal("Waterproof", "true", "Color", "Blue")})[0]
+	rival := s.submit(a, "submit", proposal{"SKU-1", 70, enrichment.Fields{Name: ptr("Runner Classic")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, id)
+	waitFor(t, ctx, "the proposals together", `document.querySelectorAll('#revision-body .choice').length === 2`)
+	do(t, ctx, chromedp.Click(chromedp.CSS("#show-alone")))
+	waterproof := `[...document.querySelectorAll('#revision table.attrs tr[data-attribute]')].find(r => r.dataset.attribute === 'Waterproof')`
+	waitFor(t, ctx, "the revision alone", waterproof)
+	click(t, ctx, waterproof+`.querySelector('.edit-value')`)
+	input := eval[string](t, ctx, waterproof+`.nextElementSibling.querySelector('.correct-input').id`)
+	typeInto(t, ctx, "#"+input, "perhaps")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#accept-all")))
+
+	refused := `"attributes.Waterproof" is not a boolean`
+	waitFor(t, ctx, "the refusal beside Waterproof", `document.querySelector('#`+input+`-error')?.checkVisibility() &&
+		document.querySelector('#`+input+`-error').textContent.startsWith('Refused: '+`+js(refused)+`)`)
+	waitRevision(t, ctx, id)
+	if n := eval[int](t, ctx, `document.querySelectorAll('#revision-body .compete').length`); n != 0 {
+		t.Error("the refused revision came back among its competitors, its edit hidden")
+	}
+	if got := eval[[]any](t, ctx, `[document.querySelector('#`+input+`').value, document.querySelector('#`+input+`').checkVisibility()]`); got[0] != "perhaps" || got[1] != true {
+		t.Errorf("the edit (value, shown) is %v, want perhaps, shown", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelector('#notice').textContent.split(`+js(refused)+`).length - 1`); n != 1 {
+		t.Errorf("the notice says the refusal %d times: %q", n, text(t, ctx, "#notice"))
+	}
+	for _, r := range []string{id, rival} {
+		if got, _ := s.status(r); got != "pending" {
+			t.Errorf("revision %s is %s after the refusal", r, got)
+		}
+	}
+	screenshot(t, ctx, "correction-refused-competing")
+}

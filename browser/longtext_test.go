@@ -80,3 +80,47 @@ func TestLongDescription(t *testing.T) {
 		t.Errorf("columns of a changed product %v", got)
 	}
 }
+
+// TestRewrittenDescriptionInColumns: a description rewritten (at least 30
+// words, half of them or more changed) opens in columns, before and after
+// side by side, saying why; the one diff is a click away. A name with one
+// word changed stays one diff.
+func TestRewrittenDescriptionInColumns(t *testing.T) {
+	s := newService(t)
+	a := s.f.A
+	product := s.product(a, "BULK-0001")
+	product.Set("description", "A sturdy bottle of brushed steel that keeps drinks cold for a whole day and hot for half of one; "+
+		"the lid screws on tight, the loop carries it on a finger, and the base is wide enough to stand on a car seat without tipping over.")
+	if err := s.app.Save(product); err != nil {
+		t.Fatal(err)
+	}
+	rewritten := "Double-walled stainless flask: cold drinks stay cold 24 hours, hot ones 12. A leak-proof screw cap with a carry loop, " +
+		"a powder-coated grip that does not sweat, and a broad foot so it stays upright in cup holders, on desks and in the back of a car."
+	id := s.submit(a, "both", proposal{"BULK-0001", 80, enrichment.Fields{Description: ptr(rewritten), Name: ptr("Bulk item one, steel")}})[0]
+	s.addReviewer(a.Org, "ann@alpha.example")
+
+	ctx := newTab(t)
+	signIn(t, ctx, s.url, "ann@alpha.example")
+	waitRevision(t, ctx, id)
+	block := "[data-field=description]"
+	visible := func(sel string) bool {
+		return eval[bool](t, ctx, `document.querySelector(`+js(sel)+`).checkVisibility()`)
+	}
+	if !visible(block+" .cols") || visible(block+" .inline") {
+		t.Fatal("the rewritten description is not shown in columns at first")
+	}
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('`+block+` .cols .col h4')].map(e => e.textContent)`); !slices.Equal(got, []string{"Now (= when proposed)", "Proposed"}) {
+		t.Errorf("columns %v", got)
+	}
+	if got := text(t, ctx, block+" .toggles"); !strings.Contains(got, "% of the words changed") || !strings.Contains(got, "Show as one diff") {
+		t.Errorf("the toggle line %q does not say why nor offer the one diff", got)
+	}
+	if !visible("[data-field=name] .inline") || visible("[data-field=name] .cols") {
+		t.Error("a name with one word changed is not shown as one diff")
+	}
+	screenshot(t, ctx, "diff-rewritten")
+	do(t, ctx, chromedp.Click(chromedp.CSS(block+" .cols-toggle")))
+	if !visible(block+" .inline") || visible(block+" .cols") {
+		t.Error("the one diff does not come on demand")
+	}
+}

@@ -256,6 +256,7 @@ function onKey(e) {
     a: () => revision.acceptAll(),
     s: () => revision.acceptSelected(),
     r: () => revision.reject(),
+    t: () => revision.toggleAlone(),
     e: () => revision.focusReason(),
     c: () => revision.focusComment(),
     u: () => outbox.undo(),

@@ -47,9 +47,15 @@ try {
     const signedIn = await page.evaluate(() => !document.querySelector('#queue-view').hidden);
     const scores = Object.entries(lhr.categories).map(([k, c]) => `${k} ${Math.round(c.score * 100)}`).join(', ');
     console.log(`${name}${signedIn ? ', signed in' : ', NOT signed in'}: ${scores}${lhr.runtimeError ? ` (failed: ${lhr.runtimeError.code})` : ''}`);
+    // note: the live updates' stream (GET /api/realtime) is open while Lighthouse measures, as for a reviewer
+    const live = (lhr.audits['network-requests']?.details?.items ?? []).some((r) => r.url.includes('/api/realtime'));
+    const pending = await page.evaluate(() => document.querySelector('#queue-summary')?.textContent ?? '');
+    console.log(`  realtime stream ${live ? 'open' : 'NOT seen'}; queue: ${pending}`);
     for (const a of Object.values(lhr.audits)) {
       if (a.score !== null && a.score < 1 && !['informative', 'manual', 'notApplicable'].includes(a.scoreDisplayMode)) {
         console.log(`  ${a.id} ${a.score}${a.displayValue ? ` (${a.displayValue})` : ''}`);
+        // note: the elements an audit names (accessibility's), so that a failure can be found
+        for (const i of (a.details?.items ?? []).slice(0, 5)) if (i.node?.selector) console.log(`    ${i.node.selector}`);
       }
     }
   }

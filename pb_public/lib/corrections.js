@@ -27,6 +27,14 @@ export function correctionsFor(rev, keys) {
   return Object.keys(out).length ? out : null;
 }
 
+/**
+ * kept tells whether revision id has edits kept or a refusal to show: its
+ * editors are in the view of the revision alone, so it is shown alone.
+ */
+export function kept(id) {
+  return Boolean(drafts.get(id)?.size || refusals.has(id));
+}
+
 /** editedKeys are the keys rev has edits for. */
 export function editedKeys(rev) {
   return [...(drafts.get(rev.id)?.keys() ?? [])];
@@ -143,8 +151,14 @@ export function textTools(block, rev, field, now, { onEdit }) {
   const original = inline ? [...inline.childNodes] : [];
   const redraw = (value) => {
     if (!inline) return;
-    if (value === null) replace(inline, original);
-    else {
+    if (value === null) {
+      replace(inline, original);
+      // note: back to the proposal, the diff is shown as its toggle says (in columns, for a rewritten text)
+      const cols = block.querySelector('.cols');
+      const inColumns = block.querySelector('.cols-toggle')?.getAttribute('aria-expanded') === 'true';
+      if (cols) cols.hidden = !inColumns;
+      inline.hidden = Boolean(cols) && inColumns;
+    } else {
       replace(inline, field === 'files' ? filesInline(now, value) : textInline(now, value));
       inline.hidden = false;
       const cols = block.querySelector('.cols');

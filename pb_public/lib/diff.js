@@ -97,6 +97,30 @@ function merge(segments) {
   return out;
 }
 
+// words counts the words (runs of letters and digits) of a text.
+function words(text) {
+  return (String(text ?? '').match(/[\p{L}\p{N}]+/gu) || []).length;
+}
+
+/**
+ * rewriteRule says when a text is rewritten rather than edited: at least
+ * minWords words on one side, and at least share of the words of both
+ * sides removed or added. An inline diff of such a text alternates struck
+ * and added fragments, so it reads better before | after, side by side.
+ */
+export const rewriteRule = { minWords: 30, share: 0.5 };
+
+/**
+ * rewritten is the share of the words of a and b that the word diff
+ * removes or adds (0 to 1) when b rewrites a by rewriteRule, else null.
+ */
+export function rewritten(a, b) {
+  const total = words(a) + words(b);
+  if (!words(a) || !words(b) || Math.max(words(a), words(b)) < rewriteRule.minWords) return null;
+  const changed = wordDiff(a, b).reduce((n, s) => n + (s.op === 'same' ? 0 : words(s.text)), 0);
+  return changed / total >= rewriteRule.share ? changed / total : null;
+}
+
 /**
  * compareAttributes lines up the product's attributes now, at submission
  * (base) and as proposed, by attribute name. Accepting replaces or adds the

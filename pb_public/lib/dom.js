@@ -84,8 +84,10 @@ export function ago(date, now = Date.now()) {
 export function message(err) {
   const data = err?.response?.data;
   if (data && typeof data === 'object') {
+    // note: a detail the message already says (a refused correction's) is not said twice
+    const main = err.response.message || '';
     const details = Object.entries(data)
-      .map(([field, v]) => (v && v.message ? `${field}: ${v.message}` : ''))
+      .map(([field, v]) => (v && v.message && !main.includes(v.message) ? `${field}: ${v.message}` : ''))
       .filter(Boolean);
     if (details.length && err.response.message) return `${err.response.message} (${details.join('; ')})`;
   }

@@ -3,7 +3,7 @@
 // folded, and the three columns (now, when proposed, proposed) on demand;
 // attributes as a table with units, files as a list. Vendor text only ever
 // goes in as text.
-import { collapse, compareAttributes, compareLists, optionOf, wordDiff } from './diff.js';
+import { collapse, compareAttributes, compareLists, optionOf, rewritten, wordDiff } from './diff.js';
 import { h, replace } from './dom.js';
 import { fieldLabels, outcomeLabels } from './api.js';
 
@@ -34,7 +34,10 @@ export function fieldBlock(field, n, rev, view) {
   let body;
   if (field === 'attributes') body = attributesTable(view.now ? now : base, base, proposed, view);
   else if (field === 'files') body = withColumns(filesInline(view.now ? now : base, proposed), filesColumns(now, base, proposed, view));
-  else body = withColumns(textInline(view.now ? now : base, proposed), textColumns(now, base, proposed, view));
+  else {
+    const from = view.now ? now : base;
+    body = withColumns(textInline(from, proposed), textColumns(now, base, proposed, view), rewritten(from, proposed));
+  }
   return h('section', {
     class: `field-block${view.now && view.changed ? ' changed' : ''}${superseded ? ' superseded' : ''}`,
     dataset: { field },
@@ -45,21 +48,24 @@ function empty(text = '(empty)') {
   return h('span', { class: 'empty' }, text);
 }
 
-// withColumns shows the inline view, with a button that swaps in the columns.
-function withColumns(inline, columns) {
+// withColumns shows the inline view, with a button that swaps in the
+// columns; a text rewritten (share: the share of its words changed, see
+// diff.js's rewriteRule) opens in columns, saying why.
+function withColumns(inline, columns, share = null) {
   const box = h('div', { class: 'inline' }, inline);
-  const cols = h('div', { class: 'cols', hidden: true }, columns);
+  const cols = h('div', { class: 'cols' }, columns);
   const toggle = h('button', {
-    type: 'button', class: 'link-button cols-toggle', 'aria-expanded': 'false',
-    onclick: () => {
-      const open = cols.hidden;
-      cols.hidden = !open;
-      box.hidden = open;
-      toggle.setAttribute('aria-expanded', String(open));
-      toggle.textContent = open ? 'Show as one diff' : 'Show in columns';
-    },
-  }, 'Show in columns');
-  return [box, cols, h('p', { class: 'toggles' }, toggle)];
+    type: 'button', class: 'link-button cols-toggle', onclick: () => showColumns(cols.hidden),
+  });
+  const showColumns = (open) => {
+    cols.hidden = !open;
+    box.hidden = open;
+    toggle.setAttribute('aria-expanded', String(open));
+    toggle.textContent = open ? 'Show as one diff' : 'Show in columns';
+  };
+  showColumns(share !== null);
+  const why = share !== null ? `Rewritten, ${Math.round(share * 100)} % of the words changed: shown side by side. ` : null;
+  return [box, cols, h('p', { class: 'toggles' }, why ? h('span', { class: 'small muted' }, why) : null, toggle)];
 }
 
 /** textInline is the word diff of from → to, long unchanged stretches folded. */

@@ -2,9 +2,10 @@
 // from every client, field by field, each with its client and confidence.
 // The reviewer picks one value per field (or keeps the product's); applying
 // the picks accepts each proposal for the fields picked from it and rejects
-// the others, with the reason and comment given, in one action.
+// the others, with the reason and comment given, in one action. By key,
+// the first a shows what the picks apply (focused) and a second applies it.
 import * as api from '../lib/api.js';
-import { $, h } from '../lib/dom.js';
+import { $, h, replace } from '../lib/dom.js';
 import { compareAttributes, optionOf } from '../lib/diff.js';
 import { filesInline, formatDetail, labels, textInline } from '../lib/fields.js';
 import { planChoices } from '../lib/plan.js';
@@ -12,6 +13,7 @@ import { pendingFields, reasonNeeded, reviewOf } from '../lib/review-state.js';
 import { askReason, reasonAndComment, why } from '../lib/why.js';
 
 let current = null; // {all, product, onDecide, sku}
+let shownPicks = null; // the picks the summary on screen was made of (a second a applies them)
 
 /**
  * render draws the proposals all (the revision opened first) for product:
@@ -20,18 +22,23 @@ let current = null; // {all, product, onDecide, sku}
  */
 export function render(all, { rev, product, options, picks, onAlone, onDecide }) {
   current = { all, product, onDecide, sku: rev.sku };
+  shownPicks = null;
   const fields = api.fieldNames.filter((f) => all.some((r) => pendingFields(r).includes(f)));
   const clients = new Set(all.map((r) => r.apiClient)).size;
   const body = h('div', { class: 'compete' },
     h('p', { class: 'rivals-note', id: 'compete-note' },
       `${all.length} pending proposals from ${clients} client${clients === 1 ? '' : 's'} for this product. ` +
       'Pick one value per field: accepting your picks rejects the proposals you did not pick. ',
-      h('button', { type: 'button', class: 'link-button', id: 'show-alone', onclick: onAlone }, `Show revision #${rev.id} alone`)),
+      h('button', { type: 'button', class: 'link-button', id: 'show-alone', onclick: onAlone },
+        `Show revision #${rev.id} alone `, h('kbd', {}, 't'))),
+    h('div', { id: 'apply-summary', class: 'apply-summary', tabindex: '-1', hidden: true }),
     fields.map((f, i) => choice(f, i + 1, all, picks[f], { product, options, opened: rev.id })),
     h('p', { class: 'plan', id: 'plan', 'aria-live': 'polite' }),
     why({ required: all.some((r) => reviewOf(r).reasonRequired) }));
   body.addEventListener('change', (e) => {
-    if (e.target.matches('input[type=radio]')) showPlan();
+    if (!e.target.matches('input[type=radio]')) return;
+    showPlan();
+    hideSummary(); // note: it said what other picks apply
   });
   const actions = [
     h('button', { type: 'button', class: 'primary', id: 'apply-choices', disabled: !product?.active, onclick: () => apply() },
@@ -140,6 +147,58 @@ export function focusField(n) {
 export function apply() {
   if (!current || !current.product?.active) return;
   decide(planChoices(current.all, picks(), reasonAndComment()), 'Apply the choices');
+}
+
+/**
+ * applyByKey is a's (and s's) way to apply the picks: the first press
+ * shows what they apply, focused, and applies nothing; a second press,
+ * with the picks as shown, applies them.
+ */
+export function applyByKey() {
+  if (!current || !current.product?.active) return;
+  const now = JSON.stringify(picks());
+  if (shownPicks === now) {
+    hideSummary();
+    apply();
+    return;
+  }
+  shownPicks = now;
+  showSummary();
+}
+
+// showSummary says, field by field, which value the picks apply (whose,
+// and what), then what each proposal becomes.
+function showSummary() {
+  const box = $('#apply-summary');
+  const chosen = picks();
+  const byId = new Map(current.all.map((r) => [r.id, r]));
+  replace(box,
+    h('p', {}, h('strong', {}, 'Press a again to apply these choices'), ' (or change them first):'),
+    h('ul', {}, Object.entries(chosen).map(([field, id]) => {
+      const r = byId.get(id);
+      return h('li', {}, `${labels[field]}: `, r
+        ? [h('strong', {}, r.expand?.apiClient?.name || `client #${r.apiClient}`), ` #${r.id}: `, short(field, r.proposed[field])]
+        : 'keep the current value');
+    })),
+    h('p', {}, `Then: ${describe(planChoices(current.all, chosen))}.`));
+  box.hidden = false;
+  box.focus({ preventScroll: true });
+  box.scrollIntoView({ block: 'nearest' });
+}
+
+function hideSummary() {
+  shownPicks = null;
+  const box = $('#apply-summary');
+  if (box) box.hidden = true;
+}
+
+// short is a proposed value in a line: text cut at 120 characters, files
+// counted, attributes as name value.
+function short(field, value) {
+  if (field === 'files') return `${(value || []).length} file${(value || []).length === 1 ? '' : 's'}`;
+  if (field === 'attributes') return (value || []).map((a) => `${a.attribute} ${a.detail}`).join(', ');
+  const text = String(value ?? '');
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 /** rejectAll rejects every competing proposal. */

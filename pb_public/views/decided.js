@@ -83,15 +83,16 @@ async function draw() {
       h('table', { class: 'decided-table' },
         h('thead', {}, h('tr', {}, ['Decided', 'SKU', 'Product', 'API client', 'Outcome', 'Applied', 'By', 'Reason']
           .map((t) => h('th', { scope: 'col' }, t)))),
+        // note: each cell names its column (data-label), which a phone shows as the rows stack (more.css)
         h('tbody', {}, res.items.map((r) => h('tr', { dataset: { id: String(r.id), status: r.status } },
-          h('td', { title: when(r.reviewedAt || r.closedAt) }, ago(r.reviewedAt || r.closedAt)),
-          h('th', { scope: 'row' }, h('a', { href: `#queue/${r.id}` }, r.sku)),
-          h('td', {}, r.expand?.product?.name ?? r.productName ?? ''),
-          h('td', {}, r.expand?.apiClient?.name ?? r.clientName ?? `#${r.apiClient}`),
-          h('td', {}, h('span', { class: `badge status st-${r.status}` }, r.status)),
-          h('td', { class: 'applied' }, fieldsOf(r)),
-          h('td', { class: 'by' }, who(r)),
-          h('td', {}, r.reason ? api.reasonLabel(r.reason) : ''))))))
+          h('td', { class: 'when', 'data-label': 'Decided', title: when(r.reviewedAt || r.closedAt) }, ago(r.reviewedAt || r.closedAt)),
+          h('th', { scope: 'row' }, h('a', { href: `#queue/${r.id}`, class: 'sku' }, r.sku)),
+          h('td', { class: 'wide', 'data-label': 'Product' }, r.expand?.product?.name ?? r.productName ?? ''),
+          h('td', { 'data-label': 'API client' }, r.expand?.apiClient?.name ?? r.clientName ?? `#${r.apiClient}`),
+          h('td', { 'data-label': 'Outcome' }, h('span', { class: `badge status st-${r.status}` }, r.status)),
+          h('td', { class: 'applied', 'data-label': 'Applied' }, fieldsOf(r)),
+          h('td', { class: 'by wide', 'data-label': 'By' }, who(r)),
+          r.reason ? h('td', { class: 'wide', 'data-label': 'Reason' }, api.reasonLabel(r.reason)) : h('td', { class: 'none' }))))))
       : null);
     $('#decided-pager').hidden = res.totalPages <= 1;
     $('#decided-page').textContent = `Page ${res.page} of ${res.totalPages}`;

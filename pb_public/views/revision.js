@@ -136,7 +136,9 @@ async function draw(id, { product, template, force = false }) {
     return;
   }
   if (id !== state.id) {
-    state.alone = false;
+    // note: a revision with edits kept (a correction the server refused)
+    // comes back alone, where its editors are, not among its competitors
+    state.alone = corrections.kept(id);
     state.heldBy = null;
   }
   const refocus = focusInside();
@@ -224,7 +226,7 @@ function render() {
     rivals.length ? h('p', { class: 'rivals-note' },
       `${rivals.length} other pending proposal${rivals.length === 1 ? '' : 's'} for this product. `,
       h('button', { type: 'button', class: 'link-button', id: 'show-together', onclick: () => { state.alone = false; render(); } },
-        'Compare them together')) : null,
+        'Compare them together ', h('kbd', {}, 't'))) : null,
     evidence.modelLine(rev),
     evidence.others(rev, fields),
     blocks,
@@ -371,18 +373,30 @@ export function toggleField(n) {
   }
 }
 
-/** acceptAll accepts every pending field of the revision on screen (with competitors: applies the choices). */
+/**
+ * acceptAll accepts every pending field of the revision on screen (with
+ * competitors: shows what the choices apply, then applies them at the next
+ * call, as a key does).
+ */
 export function acceptAll() {
   if (held()) return;
-  if (together()) return compete.apply();
+  if (together()) return compete.applyByKey();
   return decideShown('accepted', null);
 }
 
-/** acceptSelected accepts the ticked fields and attributes only. */
+/** acceptSelected accepts the ticked fields and attributes only (with competitors: as acceptAll). */
 export function acceptSelected() {
   if (held()) return;
-  if (together()) return compete.apply();
+  if (together()) return compete.applyByKey();
   return decideShown('accepted', 'ticked');
+}
+
+/** toggleAlone shows the revision alone, or with the proposals competing for its product again. */
+export function toggleAlone() {
+  const button = $('#show-alone') || $('#show-together');
+  if (!button) return;
+  button.click();
+  $('#revision-body').focus({ preventScroll: true });
 }
 
 /** reject rejects the revision on screen (with competitors: all of them). */
