@@ -46,6 +46,22 @@ type Trust struct {
 	refreshed time.Time
 	stop      chan struct{}
 	done      chan struct{}
+	wake      chan struct{} // a closed audit: act now, not at the next tick
+}
+
+// trustKey holds, in app.Store(), the app's running trust worker.
+const trustKey = "enrichmentTrust"
+
+// WakeTrust has app's trust worker, if one runs, act at once: an audit
+// closed, so what probation held back for it may be accepted now rather
+// than a tick later, while the person who closed it is still at hand.
+func WakeTrust(app core.App) {
+	if t, ok := app.Store().Get(trustKey).(*Trust); ok {
+		select {
+		case t.wake <- struct{}{}:
+		default: // note: a wake-up is already due
+		}
+	}
 }
 
 // trustCursor is how far a policy has read its client's pending
@@ -76,7 +92,7 @@ func (t *Trust) backlog() bool {
 
 // NewTrust makes app's trust worker, not started.
 func NewTrust(app core.App) *Trust {
-	return &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}}
+	return &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
 // RegisterTrust runs the trust worker while app serves, and stops it when
@@ -85,6 +101,7 @@ func RegisterTrust(app core.App) {
 	app.OnServe().BindFunc(func(e *core.ServeEvent) error {
 		t := NewTrust(app)
 		t.Start()
+		app.Store().Set(trustKey, t)
 		app.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
 			t.Stop()
 			return te.Next()
@@ -96,7 +113,8 @@ func RegisterTrust(app core.App) {
 // now is the time on the app's clock.
 func (t *Trust) now() time.Time { return clock.Now(t.app) }
 
-// Start runs Step every TrustTick in a goroutine of its own.
+// Start runs Step every TrustTick, and at once when WakeTrust says an
+// audit closed, in a goroutine of its own.
 func (t *Trust) Start() {
 	t.stop, t.done = make(chan struct{}), make(chan struct{})
 	go func() {
@@ -107,15 +125,16 @@ func (t *Trust) Start() {
 			select {
 			case <-t.stop:
 				return
+			case <-t.wake: // note: probation is read afresh by each step
 			case <-tick.C:
-				// note: while a policy finds a full scan of new revisions, the
-				// next step follows at once rather than a tick later
-				for t.Step() > 0 && t.backlog() {
-					select {
-					case <-t.stop:
-						return
-					default:
-					}
+			}
+			// note: while a policy finds a full scan of new revisions, the
+			// next step follows at once rather than a tick later
+			for t.Step() > 0 && t.backlog() {
+				select {
+				case <-t.stop:
+					return
+				default:
 				}
 			}
 		}

@@ -19,10 +19,13 @@ type Committed struct {
 	Created, Updated []int64
 	// Outbox tells that webhook deliveries were queued.
 	Outbox bool
+	// Audited tells that an audit closed: the trust worker may now accept
+	// what a version's probation held back for it.
+	Audited bool
 }
 
 func (c Committed) empty() bool {
-	return len(c.Created)+len(c.Updated) == 0 && !c.Outbox
+	return len(c.Created)+len(c.Updated) == 0 && !c.Outbox && !c.Audited
 }
 
 // OnCommitted makes step what follows every write of the store on app once

@@ -168,7 +168,11 @@ func (s *Trust) CountAudit(org enrichment.Org, revision string, confirmed bool, 
 	}
 	d := trustDeltas{}
 	d.add(row.Client, row.Template, confidence, counted, right, at)
-	return s.Trust().writeTrustDeltas(org, d)
+	if err := s.Trust().writeTrustDeltas(org, d); err != nil {
+		return err
+	}
+	s.committed(Committed{Audited: true})
+	return nil
 }
 
 // TrustCounter is one stored trust counter row, for checks against a

@@ -55,6 +55,9 @@ func Bind(app core.App, o Options) {
 		if c.Outbox {
 			webhooks.Notify(app)
 		}
+		if c.Audited {
+			jobs.WakeTrust(app)
+		}
 	})
 	hooks.Register(app)
 	routes.Register(app)
