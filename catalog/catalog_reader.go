@@ -5,6 +5,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 )
 
@@ -110,24 +111,10 @@ func (r *CatalogReader) Brands() (map[int64]CatalogBrand, error) {
 // catalogProductRow is a row of the export's product queries: the API
 // export's row, with what the catalog file adds.
 type catalogProductRow struct {
-	ID                string `db:"id"`
-	SKU               string `db:"sku"`
-	ExternalID        string `db:"externalId"`
-	GTIN              string `db:"gtin"`
-	Name              string `db:"name"`
-	Slug              string `db:"slug"`
-	Description       string `db:"description"`
-	AttributeTemplate string `db:"attributeTemplate"`
-	Brand             string `db:"brand"`
-	Attributes        []byte `db:"attributes"`
-	Categories        []byte `db:"categories"`
-	Images            []byte `db:"images"`
-	Files             []byte `db:"files"`
-	VariantMaster     string `db:"variantMaster"`
-	VariantAttributes []byte `db:"variantAttributes"`
-	Active            bool   `db:"active"`
-	MasterSKU         string `db:"masterSku"`
-	Shopify           []byte `db:"shopify"`
+	store.ProductRow
+	Active    bool   `db:"active"`
+	MasterSKU string `db:"masterSku"`
+	Shopify   []byte `db:"shopify"`
 }
 
 const catalogProductSelect = `SELECT p.[[id]], p.[[sku]], p.[[externalId]], p.[[gtin]], p.[[name]], p.[[slug]], p.[[description]],

@@ -14,7 +14,7 @@ import (
 // assemble turns product rows into the API's products with a fixed number of
 // queries whatever the page size: one for the variants of the page's masters,
 // one for the masters of its variants, one for brands, one for options.
-func (s *Catalog) assemble(org enrichment.Org, rows []productRow) ([]enrichment.Product, error) {
+func (s *Catalog) assemble(org enrichment.Org, rows []ProductRow) ([]enrichment.Product, error) {
 	out := make([]enrichment.Product, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -95,7 +95,7 @@ func (s *Catalog) assemble(org enrichment.Org, rows []productRow) ([]enrichment.
 // setFamily fills the variant fields: a variant names its master's SKU; a
 // master (it lists variant attributes or has variants) gets both lists; a
 // standalone product keeps all three null.
-func setFamily(p *enrichment.Product, r productRow, family []variantRow, masterSKUs map[string]string, options map[int64]enrichment.OptionRef) {
+func setFamily(p *enrichment.Product, r ProductRow, family []variantRow, masterSKUs map[string]string, options map[int64]enrichment.OptionRef) {
 	if r.VariantMaster != "" {
 		sku := masterSKUs[r.VariantMaster]
 		p.VariantMaster = &sku

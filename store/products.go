@@ -12,9 +12,10 @@ import (
 	"github.com/pocketbase/dbx"
 )
 
-// productRow is a product as the export reads it: one row per product, JSON
-// columns left raw until the page is assembled.
-type productRow struct {
+// ProductRow is a product as the export reads it: one row per product, JSON
+// columns left raw until the page is assembled. The catalog file's reader
+// (catalog/) reads the same columns and a few more.
+type ProductRow struct {
 	ID                string `db:"id"`
 	SKU               string `db:"sku"`
 	ExternalID        string `db:"externalId"`
@@ -32,7 +33,7 @@ type productRow struct {
 	VariantAttributes []byte `db:"variantAttributes"`
 }
 
-func (r productRow) recordID() string { return r.ID }
+func (r ProductRow) recordID() string { return r.ID }
 
 var productColumns = []string{"id", "sku", "externalId", "gtin", "name", "slug", "description", "attributeTemplate", "brand", "attributes", "categories", "images", "files", "variantMaster", "variantAttributes"}
 
@@ -50,7 +51,7 @@ type ExportQuery struct {
 func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page[enrichment.Product], error) {
 	var (
 		total int
-		rows  []productRow
+		rows  []ProductRow
 		err   error
 	)
 	if q.Since.IsZero() {
@@ -70,12 +71,12 @@ func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page
 	return enrichment.NewPage(items, q.Page, q.PageSize, total), nil
 }
 
-func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []productRow, error) {
+func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []ProductRow, error) {
 	pages, err := s.exportPagesFor(org, q.PageSize)
 	if err != nil || q.Page >= len(pages.starts) { // note: never multiply a huge page number
 		return pages.total, nil, err
 	}
-	var rows []productRow
+	var rows []ProductRow
 	err = s.db().Select(productColumns...).From("products").
 		Where(dbx.HashExp{"organization": string(org), "active": true}).
 		AndWhere(dbx.NewExp("CAST(id AS INTEGER) >= {:start}", dbx.Params{"start": pages.starts[q.Page]})).
@@ -86,12 +87,12 @@ func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []prod
 	return pages.total, rows, nil
 }
 
-func (s *Catalog) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []productRow, error) {
+func (s *Catalog) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.Expression) (int, []ProductRow, error) {
 	var total int
 	if err := s.db().Select("COUNT(*)").From("products").Where(where).Row(&total); err != nil {
 		return 0, nil, fmt.Errorf("count products of organization %s: %w", org, err)
 	}
-	var rows []productRow
+	var rows []ProductRow
 	if q.Page < (total+q.PageSize-1)/q.PageSize { // note: a page past the end is empty; never multiply a huge page number
 		err := s.db().Select(productColumns...).From("products").Where(where).
 			OrderBy("CAST(id AS INTEGER)").
@@ -107,7 +108,7 @@ func (s *Catalog) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.
 // ProductsBySKU returns org's active products whose SKU is one of skus, in
 // numeric id order; unknown SKUs are simply absent.
 func (s *Catalog) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
-	rows, err := activeBySKU[productRow](s, org, skus, productColumns)
+	rows, err := activeBySKU[ProductRow](s, org, skus, productColumns)
 	if err != nil {
 		return nil, err
 	}
