@@ -178,8 +178,9 @@ func (t *Trust) Step() int {
 func (t *Trust) Refresh() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.refresh(t.now())
-	t.refreshed = t.now()
+	now := t.now()
+	t.refresh(now)
+	t.refreshed = now
 }
 
 func (t *Trust) refresh(now time.Time) {
