@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/jobs"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/chromedp/chromedp"
 	"github.com/pocketbase/dbx"
@@ -89,9 +88,6 @@ func TestClosedRevisions(t *testing.T) {
 	newer := s.submit(a, "both", proposal{"SKU-NEW", 60, enrichment.Fields{Name: ptr("Second try")}})[0]
 	expired := s.submit(a, "both", proposal{"BULK-0001", 70, enrichment.Fields{Name: ptr("Too late")}})[0]
 	overdue := s.submit(a, "both", proposal{"BULK-0002", 70, enrichment.Fields{Name: ptr("Late")}})[0]
-	// note: the expiry job, every ten minutes on the clock, would expire
-	// the overdue revision if the test ran across one
-	s.app.Cron().Remove(jobs.ExpireProposalsJob)
 	long := store.FormatTime(time.Now().Add(-100 * 24 * time.Hour))
 	if _, err := s.app.DB().Update("revisions", dbx.Params{"status": "expired", "closedAt": store.FormatTime(time.Now())}, dbx.HashExp{"id": expired}).Execute(); err != nil {
 		t.Fatal(err)

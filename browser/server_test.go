@@ -22,6 +22,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/jobs"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
@@ -120,6 +121,10 @@ func newService(t testing.TB, also ...func(core.App)) *service {
 	f := fixture.Get(t)
 	app := f.NewAppWithPages(t, os.DirFS("../pb_public")) // the real pages, from the source tree
 	t.Cleanup(app.Cleanup)
+	// note: the expiry job runs every ten minutes on the wall clock; a test
+	// that moves the app's clock past a proposal's time to live would see
+	// the proposal expired if it ran across one
+	app.Cron().Remove(jobs.ExpireProposalsJob)
 	for _, bind := range also {
 		bind(app)
 	}
