@@ -6,6 +6,15 @@ package enrichment
 // version it accepts, and accepts none of it while ProbationWaiting of its
 // audits wait for a person; once ProbationAudits of its audits are closed,
 // only the random share auditRate is audited.
+//
+// Before a version has the MinSuspensionAudits closed audits that may
+// suspend the policy, the waiting ones give the verdict: while its closed
+// audits already fall below the target by the suspension's own test (their
+// upper 99% bound) and enough audits wait to reach that minimum, the policy
+// accepts none of it either. A bad version is then stopped by its first
+// audits, not after four more acceptances for each of them that a person
+// closes; a good one that drew a wrong revision first waits for its
+// audits, and goes on when they clear it.
 
 // Probation's constants.
 const (
@@ -40,21 +49,23 @@ func (v ModelVersion) String() string {
 // VersionTally is one version's record under a policy since the policy
 // last became active.
 type VersionTally struct {
-	Accepted int `json:"accepted"` // revisions of the version the policy accepted
-	Waiting  int `json:"waiting"`  // their audits waiting for a person
-	Closed   int `json:"closed"`   // their audits closed
+	Accepted  int `json:"accepted"`  // revisions of the version the policy accepted
+	Waiting   int `json:"waiting"`   // their audits waiting for a person
+	Closed    int `json:"closed"`    // their audits closed
+	Confirmed int `json:"confirmed"` // of those, confirmed
 }
 
 // OnProbation tells whether the version is still on probation.
 func (v VersionTally) OnProbation() bool { return v.Closed < ProbationAudits }
 
-// Take decides one more revision of the version that the policy would
-// accept: whether it accepts it, and whether it audits it (on probation
-// the 1st, 5th, 9th, … acceptance; otherwise, and besides, when draw, a
-// number in [0, 1), is below rate). The tally counts what it decided.
-func (v *VersionTally) Take(draw, rate float64) (accept, audit bool) {
+// Take decides one more revision of the version that the policy, aiming
+// at target, would accept: whether it accepts it, and whether it audits it
+// (on probation the 1st, 5th, 9th, … acceptance; otherwise, and besides,
+// when draw, a number in [0, 1), is below rate). The tally counts what it
+// decided.
+func (v *VersionTally) Take(draw, rate, target float64) (accept, audit bool) {
 	probation := v.OnProbation()
-	if probation && v.Waiting >= ProbationWaiting {
+	if probation && (v.Waiting >= ProbationWaiting || v.awaitsVerdict(target)) {
 		return false, false
 	}
 	v.Accepted++
@@ -63,4 +74,12 @@ func (v *VersionTally) Take(draw, rate float64) (accept, audit bool) {
 		v.Waiting++
 	}
 	return true, audit
+}
+
+// awaitsVerdict tells whether the version's closed audits, fewer than may
+// suspend, already fall below target by the suspension's test while the
+// audits waiting are enough to reach that number.
+func (v VersionTally) awaitsVerdict(target float64) bool {
+	return v.Closed > 0 && v.Closed < MinSuspensionAudits && v.Closed+v.Waiting >= MinSuspensionAudits &&
+		WilsonUpper(v.Confirmed, v.Closed, SuspensionZ) < target
 }

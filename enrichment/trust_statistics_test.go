@@ -167,7 +167,7 @@ func TestProbation(t *testing.T) {
 	var audited []int
 	accepted := 0
 	for i := 1; i <= 30; i++ {
-		ok, audit := v.Take(0.99, 0.05)
+		ok, audit := v.Take(0.99, 0.05, 0.95)
 		if !ok {
 			continue
 		}
@@ -179,13 +179,13 @@ func TestProbation(t *testing.T) {
 	if accepted != 17 || len(audited) != 5 || audited[4] != 17 || v.Waiting != 5 {
 		t.Fatalf("accepted %d, audited %v, waiting %d; want 17 accepted, the 1st, 5th, 9th, 13th, 17th audited", accepted, audited, v.Waiting)
 	}
-	// a person closes one: the next is accepted, the 18th, not audited
-	v.Waiting, v.Closed = 4, 1
-	if ok, audit := v.Take(0.99, 0.05); !ok || audit {
+	// a person confirms one: the next is accepted, the 18th, not audited
+	v.Waiting, v.Closed, v.Confirmed = 4, 1, 1
+	if ok, audit := v.Take(0.99, 0.05, 0.95); !ok || audit {
 		t.Errorf("after an audit closes: %v %v, want accepted without audit", ok, audit)
 	}
 	// the random share is drawn on probation too
-	if ok, audit := (&VersionTally{Accepted: 2}).Take(0.01, 0.05); !ok || !audit {
+	if ok, audit := (&VersionTally{Accepted: 2}).Take(0.01, 0.05, 0.95); !ok || !audit {
 		t.Errorf("a draw below the rate on probation: %v %v", ok, audit)
 	}
 	// after 20 closed audits: only the draw, and waiting audits do not stop it
@@ -193,13 +193,47 @@ func TestProbation(t *testing.T) {
 	if done.OnProbation() {
 		t.Error("20 closed audits: still on probation")
 	}
-	if ok, audit := done.Take(0.99, 0.05); !ok || audit {
+	if ok, audit := done.Take(0.99, 0.05, 0.95); !ok || audit {
 		t.Errorf("the 81st after probation, draw above the rate: %v %v", ok, audit)
 	}
-	if ok, audit := done.Take(0.04, 0.05); !ok || !audit {
+	if ok, audit := done.Take(0.04, 0.05, 0.95); !ok || !audit {
 		t.Errorf("after probation, draw below the rate: %v %v", ok, audit)
 	}
 	if (ModelVersion{}).String() != VersionNone || VersionOf(&Model{Name: "sim", Version: "2"}).String() != "sim 2" {
 		t.Error("version names")
+	}
+}
+
+// TestProbationAwaitsTheVerdict: before 5 of a version's audits are closed,
+// closed ones that already fall below the target by the suspension's test
+// hold its acceptances while the audits waiting can make 5.
+func TestProbationAwaitsTheVerdict(t *testing.T) {
+	for _, c := range []struct {
+		name                               string
+		waiting, closed, confirmed, accept int
+		upper                              float64 // the closed audits' upper 99% bound
+	}{
+		// 0 of 1: 2.326² / (1 + 2.326²) = 5.410 / 6.410
+		{"one reverted, four waiting", 4, 1, 0, 0, 0.844},
+		// 1 of 2: center 0.5, half-width 2.326·√(0.125 + 0.338) / 3.705 = 0.427
+		{"one of two confirmed, three waiting", 3, 2, 1, 0, 0.927},
+		{"one confirmed, four waiting", 4, 1, 1, 1, 1},
+		// 3 of 4: center 0.606, half-width 0.359
+		{"three of four confirmed", 1, 4, 3, 1, 0.965},
+		// nothing waits that could make 5: accepting opens the audits that will
+		{"one reverted, none waiting", 0, 1, 0, 1, 0.844},
+		// 5 closed: the suspension decides, not probation
+		{"two of five confirmed, none waiting", 0, 5, 2, 1, 0.809},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := WilsonUpper(c.confirmed, c.closed, SuspensionZ); math.Abs(got-c.upper) > 0.001 {
+				t.Errorf("upper bound %.4f, want %.3f", got, c.upper)
+			}
+			v := VersionTally{Accepted: 17, Waiting: c.waiting, Closed: c.closed, Confirmed: c.confirmed}
+			accept, _ := v.Take(0.99, 0.05, 0.95)
+			if accept != (c.accept == 1) {
+				t.Errorf("accepts %v at a target of 0.95", accept)
+			}
+		})
 	}
 }

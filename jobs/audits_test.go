@@ -46,7 +46,7 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 		}
 	}
 	w.trust.Refresh()
-	if got := w.record(schema.TrustPolicies, p.Id).GetString("probation"); got != `[{"version":"none","accepted":5,"waiting":5,"closed":0}]` {
+	if got := w.record(schema.TrustPolicies, p.Id).GetString("probation"); got != `[{"version":"none","accepted":5,"waiting":5,"closed":0,"confirmed":0}]` {
 		t.Errorf("probation %s", got)
 	}
 

@@ -19,8 +19,9 @@ import (
 // The trust policies' worker (docs/review.md): every second it lets each
 // active policy accept its client's qualifying pending revisions, what
 // each step reads as one set of decisions (store.DecideChosenSet: every
-// decision's rules and effects, decidedBy "policy"); every two seconds it
-// brings every policy's measurement and state up to date. It keeps nothing
+// decision's rules and effects, decidedBy "policy"); every second, and as
+// soon as a person's decision or a closed audit moves the trust counters,
+// it brings every policy's measurement and state up to date. It keeps nothing
 // but cursors in memory: after a restart it reads the pending revisions
 // from the first, so one stored before a crash is decided after it.
 
@@ -46,17 +47,28 @@ type Trust struct {
 	refreshed time.Time
 	stop      chan struct{}
 	done      chan struct{}
-	wake      chan struct{} // a closed audit: act now, not at the next tick
+	wake      chan struct{} // the trust counters moved: act now, not at the next tick
+	// remeasure: the clients whose trust counters moved since the last
+	// step, whose policies it measures first; a lock of its own, so that
+	// a committing request never waits for a step
+	remeasureMu sync.Mutex
+	remeasure   map[string]bool
 }
 
-// trustKey holds, in app.Store(), the app's running trust worker.
+// trustKey holds, in app.Store(), the app's trust worker.
 const trustKey = "enrichmentTrust"
 
-// WakeTrust has app's trust worker, if one runs, act at once: an audit
-// closed, so what probation held back for it may be accepted now rather
-// than a tick later, while the person who closed it is still at hand.
-func WakeTrust(app core.App) {
+// WakeTrust has app's trust worker, if one runs, measure and act at
+// once: a person decided or closed an audit, so a policy may have earned
+// its activation or lost it, and what probation held back for an audit may
+// be accepted now rather than a tick later, while the person is at hand.
+func WakeTrust(app core.App, clients []string) {
 	if t, ok := app.Store().Get(trustKey).(*Trust); ok {
+		t.remeasureMu.Lock()
+		for _, c := range clients {
+			t.remeasure[c] = true
+		}
+		t.remeasureMu.Unlock()
 		select {
 		case t.wake <- struct{}{}:
 		default: // note: a wake-up is already due
@@ -90,9 +102,13 @@ func (t *Trust) backlog() bool {
 	return false
 }
 
-// NewTrust makes app's trust worker, not started.
+// NewTrust makes app's trust worker, not started; WakeTrust reaches it
+// from then on.
 func NewTrust(app core.App) *Trust {
-	return &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}, wake: make(chan struct{}, 1)}
+	t := &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{},
+		wake: make(chan struct{}, 1), remeasure: map[string]bool{}}
+	app.Store().Set(trustKey, t)
+	return t
 }
 
 // RegisterTrust runs the trust worker while app serves, and stops it when
@@ -101,7 +117,6 @@ func RegisterTrust(app core.App) {
 	app.OnServe().BindFunc(func(e *core.ServeEvent) error {
 		t := NewTrust(app)
 		t.Start()
-		app.Store().Set(trustKey, t)
 		app.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
 			t.Stop()
 			return te.Next()
@@ -113,8 +128,8 @@ func RegisterTrust(app core.App) {
 // now is the time on the app's clock.
 func (t *Trust) now() time.Time { return clock.Now(t.app) }
 
-// Start runs Step every TrustTick, and at once when WakeTrust says an
-// audit closed, in a goroutine of its own.
+// Start runs Step every TrustTick, and at once when WakeTrust says the
+// trust counters moved, in a goroutine of its own.
 func (t *Trust) Start() {
 	t.stop, t.done = make(chan struct{}), make(chan struct{})
 	go func() {
@@ -125,7 +140,7 @@ func (t *Trust) Start() {
 			select {
 			case <-t.stop:
 				return
-			case <-t.wake: // note: probation is read afresh by each step
+			case <-t.wake: // note: probation is read afresh by each step, the measurement by this one
 			case <-tick.C:
 			}
 			// note: while a policy finds a full scan of new revisions, the
@@ -151,16 +166,18 @@ func (t *Trust) Stop() {
 	t.stop = nil
 }
 
-// Step does one round: the states when TrustRefresh has passed, then every
-// active policy's acceptances. It returns how many revisions it accepted;
+// Step does one round: the states when TrustRefresh has passed or the
+// trust counters moved, then every active policy's acceptances. It returns how many revisions it accepted;
 // failures are logged.
 func (t *Trust) Step() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
 	if now.Sub(t.refreshed) >= TrustRefresh {
-		t.refresh(now)
+		t.refresh(now, nil)
 		t.refreshed = now
+	} else if clients := t.clientsToRemeasure(); len(clients) > 0 {
+		t.refresh(now, clients)
 	}
 	policies, err := store.New(t.app).Trust().Policies(true)
 	if err != nil {
@@ -179,17 +196,34 @@ func (t *Trust) Refresh() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	t.refresh(now)
+	t.refresh(now, nil)
 	t.refreshed = now
 }
 
-func (t *Trust) refresh(now time.Time) {
+// clientsToRemeasure takes the clients whose trust counters moved since it
+// was last asked.
+func (t *Trust) clientsToRemeasure() map[string]bool {
+	t.remeasureMu.Lock()
+	defer t.remeasureMu.Unlock()
+	clients := t.remeasure
+	t.remeasure = map[string]bool{}
+	return clients
+}
+
+// refresh brings the policies of clients (nil: every policy) up to date.
+func (t *Trust) refresh(now time.Time, clients map[string]bool) {
+	if clients == nil {
+		t.clientsToRemeasure() // note: all are measured now
+	}
 	records, err := t.app.FindAllRecords(schema.TrustPolicies)
 	if err != nil {
 		t.app.Logger().Error("enrichment: read trust policies", "error", err.Error())
 		return
 	}
 	for _, rec := range records {
+		if clients != nil && !clients[rec.GetString("apiClient")] {
+			continue
+		}
 		// note: read again and saved in one transaction, which holds the
 		// only writer: an audit's close that suspends the policy meanwhile
 		// is never overwritten by a state read before it
@@ -316,7 +350,7 @@ func (t *Trust) acceptSet(p store.Policy, ids []string) (int, map[string]error, 
 				tally = &enrichment.VersionTally{}
 				tallies[q.Version] = tally
 			}
-			accept, audit := tally.Take(t.Draw(), current.AuditRate)
+			accept, audit := tally.Take(t.Draw(), current.AuditRate, current.TargetPrecision)
 			if accept {
 				ds = append(ds, store.SetDecision{Revision: q.ID, Decision: enrichment.Decision{Status: enrichment.StatusAccepted}, Audit: audit})
 			} else if heldFrom == 0 {

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
@@ -176,5 +178,36 @@ func TestPolicyLeavesFailuresToPeople(t *testing.T) {
 	}
 	if n := w.trust.Step(); n != 0 {
 		t.Errorf("tried again: accepted %d", n)
+	}
+}
+
+// TestPersonDecisionMeasuresAtOnce: the decision that earns a policy its
+// activation has the worker measure again at its next step, not once
+// TrustRefresh has passed: the clock stands still here, and the step after
+// the 20th reviewed revision finds the policy active and accepts.
+func TestPersonDecisionMeasuresAtOnce(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	now := clock.Now(w.app)
+	clock.Set(w.app, func() time.Time { return now })
+	w.earn(1, 19)
+	p := w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.8,"auditRate":0.01,"enabled":true}`, a.Org, a.Clients["both"]))
+	w.trust.Step()
+	if got := w.record(schema.TrustPolicies, p.Id).GetString("state"); got != enrichment.PolicyLearning {
+		t.Fatalf("with 19 reviewed: %s", got)
+	}
+	w.earn(20, 1)
+	pending := w.submit(a.Keys["both"], bulk(30, 3, 95, "")...)
+	if n := w.trust.Step(); n != 3 {
+		t.Errorf("the step after the 20th decision accepted %d of 3", n)
+	}
+	if got := w.record(schema.TrustPolicies, p.Id).GetString("state"); got != enrichment.PolicyActive {
+		t.Errorf("after the 20th reviewed revision: %s (%s)", got, w.record(schema.TrustPolicies, p.Id).GetString("stateReason"))
+	}
+	for _, id := range pending {
+		if got := w.status(id); !strings.HasPrefix(got, "accepted/policy/") {
+			t.Errorf("revision %s: %s", id, got)
+		}
 	}
 }

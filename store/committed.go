@@ -19,13 +19,14 @@ type Committed struct {
 	Created, Updated []int64
 	// Outbox tells that webhook deliveries were queued.
 	Outbox bool
-	// Audited tells that an audit closed: the trust worker may now accept
-	// what a version's probation held back for it.
-	Audited bool
+	// Counted are the API clients whose trust counters moved (a person
+	// decided, an audit closed): the trust worker measures their policies
+	// again at once, and may accept what a version's probation held back.
+	Counted []string
 }
 
 func (c Committed) empty() bool {
-	return len(c.Created)+len(c.Updated) == 0 && !c.Outbox && !c.Audited
+	return len(c.Created)+len(c.Updated) == 0 && !c.Outbox && len(c.Counted) == 0
 }
 
 // OnCommitted makes step what follows every write of the store on app once

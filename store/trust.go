@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -45,7 +46,7 @@ func (d trustDeltas) add(client, template string, confidence *int, counted, righ
 }
 
 // writeTrustDeltas adds the deltas to org's trust counters, in the
-// caller's transaction.
+// caller's transaction, and tells the step after its commit.
 func (s *Trust) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
 	if len(d) == 0 {
 		return nil
@@ -61,6 +62,13 @@ func (s *Trust) writeTrustDeltas(org enrichment.Org, d trustDeltas) error {
 			return fmt.Errorf("count decisions for the trust policies of client %s: %w", k.client, err)
 		}
 	}
+	clients := make([]string, 0, 1)
+	for k := range d {
+		if !slices.Contains(clients, k.client) {
+			clients = append(clients, k.client)
+		}
+	}
+	s.committed(Committed{Counted: clients})
 	return nil
 }
 
@@ -168,11 +176,7 @@ func (s *Trust) CountAudit(org enrichment.Org, revision string, confirmed bool, 
 	}
 	d := trustDeltas{}
 	d.add(row.Client, row.Template, confidence, counted, right, at)
-	if err := s.Trust().writeTrustDeltas(org, d); err != nil {
-		return err
-	}
-	s.committed(Committed{Audited: true})
-	return nil
+	return s.Trust().writeTrustDeltas(org, d)
 }
 
 // TrustCounter is one stored trust counter row, for checks against a
@@ -334,21 +338,23 @@ func (s *Trust) ClosedAudits(policy string, since time.Time) ([]enrichment.Close
 // (enrichment.VersionTally) reads them.
 func (s *Trust) VersionTallies(p Policy) (map[enrichment.ModelVersion]*enrichment.VersionTally, error) {
 	var rows []struct {
-		Name     string `db:"name"`
-		Version  string `db:"version"`
-		Accepted int    `db:"accepted"`
-		Waiting  int    `db:"waiting"`
-		Closed   int    `db:"closed"`
+		Name      string `db:"name"`
+		Version   string `db:"version"`
+		Accepted  int    `db:"accepted"`
+		Waiting   int    `db:"waiting"`
+		Closed    int    `db:"closed"`
+		Confirmed int    `db:"confirmed"`
 	}
 	since := FormatTime(p.ActivatedAt.Time())
 	err := s.db().NewQuery(`SELECT [[name]], [[version]], SUM([[accepted]]) AS [[accepted]], SUM([[waiting]]) AS [[waiting]],
-			SUM([[closed]]) AS [[closed]] FROM (
+			SUM([[closed]]) AS [[closed]], SUM([[confirmed]]) AS [[confirmed]] FROM (
 		SELECT ` + modelVersionSQL + `, 1 AS [[accepted]], r.[[audit]] = 'pending' AS [[waiting]],
-			r.[[audit]] IN ('confirmed', 'reverted') AND r.[[auditedAt]] >= {:since} AS [[closed]]
+			r.[[audit]] IN ('confirmed', 'reverted') AND r.[[auditedAt]] >= {:since} AS [[closed]],
+			r.[[audit]] = 'confirmed' AND r.[[auditedAt]] >= {:since} AS [[confirmed]]
 		FROM {{revisions}} r INDEXED BY ` + schema.IdxRevisionsPolicyDecided + `
 		WHERE r.[[policy]] = {:policy} AND r.[[policy]] != '' AND r.[[reviewedAt]] >= {:since}
 		UNION ALL
-		SELECT ` + modelVersionSQL + `, 0, 1, 0 FROM {{revisions}} r INDEXED BY ` + schema.IdxRevisionsAudit + `
+		SELECT ` + modelVersionSQL + `, 0, 1, 0, 0 FROM {{revisions}} r INDEXED BY ` + schema.IdxRevisionsAudit + `
 		WHERE r.[[organization]] = {:org} AND r.[[audit]] != '' AND r.[[audit]] = 'pending' AND r.[[policy]] = {:policy}
 			AND r.[[reviewedAt]] < {:since}
 	) GROUP BY 1, 2`).Bind(dbx.Params{"policy": p.ID, "org": string(p.Org), "since": since}).All(&rows)
@@ -358,7 +364,7 @@ func (s *Trust) VersionTallies(p Policy) (map[enrichment.ModelVersion]*enrichmen
 	out := make(map[enrichment.ModelVersion]*enrichment.VersionTally, len(rows))
 	for _, r := range rows {
 		out[enrichment.ModelVersion{Name: r.Name, Version: r.Version}] = &enrichment.VersionTally{
-			Accepted: r.Accepted, Waiting: r.Waiting, Closed: r.Closed}
+			Accepted: r.Accepted, Waiting: r.Waiting, Closed: r.Closed, Confirmed: r.Confirmed}
 	}
 	return out, nil
 }

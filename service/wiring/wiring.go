@@ -55,8 +55,8 @@ func Bind(app core.App, o Options) {
 		if c.Outbox {
 			webhooks.Notify(app)
 		}
-		if c.Audited {
-			jobs.WakeTrust(app)
+		if len(c.Counted) > 0 {
+			jobs.WakeTrust(app, c.Counted)
 		}
 	})
 	hooks.Register(app)
