@@ -155,6 +155,37 @@ func policyOf(rec *core.Record) enrichment.TrustPolicy {
 // active activatedAt; enabling stamps enabledAt.
 func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool, err error) {
 	p := policyOf(rec)
+	changed, err = refreshEnabled(app, rec, &p, now)
+	if err != nil {
+		return false, err
+	}
+	st := store.New(app)
+	stored := store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
+		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
+	m, err := st.Trust().Measure(stored, now)
+	if err != nil {
+		return false, err
+	}
+	changed = setNumber(rec, "measuredPrecision", round4(m.Precision())) || changed
+	changed = setNumber(rec, "measuredReviewed", float64(m.Reviewed)) || changed
+	changed = setNumber(rec, "precisionLowerBound", round4(m.LowerBound())) || changed
+	state, reason := enrichment.Earned(p, m)
+	stateChanged, err := recordState(rec, state, reason, now)
+	if err != nil {
+		return false, err
+	}
+	stored.ActivatedAt = rec.GetDateTime("activatedAt")
+	probationChanged, err := recordProbation(st, rec, stored, state)
+	if err != nil {
+		return false, err
+	}
+	return changed || stateChanged || probationChanged, nil
+}
+
+// refreshEnabled stamps enabledAt on a policy just enabled (or never
+// stamped), which lifts a suspension (p's state becomes learning), and
+// keeps a suspension that an audit made after rec was read.
+func refreshEnabled(app core.App, rec *core.Record, p *enrichment.TrustPolicy, now time.Time) (changed bool, err error) {
 	wasEnabled := !rec.IsNew() && rec.Original().GetBool("enabled")
 	if p.Enabled && (!wasEnabled || rec.GetDateTime("enabledAt").IsZero()) {
 		if err := setTime(rec, "enabledAt", now); err != nil {
@@ -168,17 +199,12 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 	if p.Enabled && wasEnabled && p.State != enrichment.PolicySuspended && suspendedMeanwhile(app, rec.Id) {
 		p.State = enrichment.PolicySuspended // note: a record read before an audit suspended it does not lift the suspension
 	}
-	st := store.New(app)
-	stored := store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
-		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
-	m, err := st.Trust().Measure(stored, now)
-	if err != nil {
-		return false, err
-	}
-	changed = setNumber(rec, "measuredPrecision", round4(m.Precision())) || changed
-	changed = setNumber(rec, "measuredReviewed", float64(m.Reviewed)) || changed
-	changed = setNumber(rec, "precisionLowerBound", round4(m.LowerBound())) || changed
-	state, reason := enrichment.Earned(p, m)
+	return changed, nil
+}
+
+// recordState sets the record's state and reason; a new state stamps
+// stateChangedAt, and activatedAt when it is active.
+func recordState(rec *core.Record, state, reason string, now time.Time) (changed bool, err error) {
 	if state != rec.GetString("state") {
 		rec.Set("state", state)
 		if err := setTime(rec, "stateChangedAt", now); err != nil {
@@ -188,7 +214,6 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 			if err := setTime(rec, "activatedAt", now); err != nil {
 				return false, err
 			}
-			stored.ActivatedAt = rec.GetDateTime("activatedAt")
 		}
 		changed = true
 	}
@@ -196,6 +221,12 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 		rec.Set("stateReason", reason)
 		changed = true
 	}
+	return changed, nil
+}
+
+// recordProbation sets the record's probation: the versions on probation
+// under the policy in state.
+func recordProbation(st *store.Store, rec *core.Record, stored store.Policy, state string) (changed bool, err error) {
 	probation, err := versionsOnProbation(st, stored, state)
 	if err != nil {
 		return false, err
@@ -204,11 +235,11 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 	if err != nil {
 		return false, fmt.Errorf("encode the probation of trust policy %s: %w", rec.Id, err)
 	}
-	if !sameValue(rec.Get("probation"), types.JSONRaw(raw)) {
-		rec.Set("probation", types.JSONRaw(raw))
-		changed = true
+	if sameValue(rec.Get("probation"), types.JSONRaw(raw)) {
+		return false, nil
 	}
-	return changed, nil
+	rec.Set("probation", types.JSONRaw(raw))
+	return true, nil
 }
 
 // suspendedMeanwhile tells whether the stored policy id is suspended now.
