@@ -84,7 +84,7 @@ func TestTrustTabBoundsAndProbation(t *testing.T) {
 		}
 	}
 	worker.Refresh()
-	if got := s.record("trust_policies", policy).GetString("probation"); got != `[{"version":"sim 2","accepted":5,"waiting":5,"closed":0}]` {
+	if got := s.record("trust_policies", policy).GetString("probation"); got != `[{"version":"sim 2","accepted":5,"waiting":5,"closed":0,"confirmed":0}]` {
 		t.Fatalf("probation %s", got)
 	}
 	s.addReviewer(a.Org, "ann@alpha.example")
