@@ -126,6 +126,18 @@ func TestSeriesMoveWithTheirEvents(t *testing.T) {
 		t.Errorf("A's pending after two decisions: %v, want 1", got)
 	}
 
+	// a group decision counts each revision it decides, not the group
+	w.moved("decisions by a person in a group", byPerson, 3, func() {
+		more := w.submit(`{"sku":"BULK-0001","confidence":90,"name":"Group one"},
+			{"sku":"BULK-0002","confidence":90,"name":"Group two"},
+			{"sku":"BULK-0003","confidence":90,"name":"Group three"}`)
+		body := fmt.Sprintf(`{"decisions":[{"id":"%s","status":"rejected","reason":"other"},{"id":"%s","status":"rejected","reason":"other"},`+
+			`{"id":"%s","status":"rejected","reason":"other"}]}`, more[0], more[1], more[2])
+		if rec := fixture.Send(w.h, http.MethodPost, "/api/enrichment/review/decisions", "Authorization", reviewer, body); rec.Code != 200 {
+			t.Fatalf("group decision: %d %s", rec.Code, rec.Body)
+		}
+	})
+
 	// a trust policy is created learning
 	learning := func() float64 { return w.value("enrichment_trust_policies", "state", enrichment.PolicyLearning) }
 	w.moved("learning policies", learning, 1, func() {

@@ -150,10 +150,28 @@ func (w *setWriter) finish() error {
 	if len(w.decided) == 0 {
 		return nil
 	}
+	if err := w.countDecisions(); err != nil {
+		return err
+	}
 	// a decision ends any claim on its revision
 	_, err := w.s.db().Delete(schema.ReviewClaims, sqlparts.In("revision", sqlparts.FormatIDs(w.decided))).Execute()
 	if err != nil {
 		return fmt.Errorf("end the claims on decided revisions: %w", err)
+	}
+	return nil
+}
+
+// countDecisions adds the set's decisions to the operators' count of
+// decisions by who made them (opsmetrics), one row per decider.
+func (w *setWriter) countDecisions() error {
+	decidedBy := enrichment.DecidedByReviewer
+	if w.who.Policy != "" {
+		decidedBy = enrichment.DecidedByPolicy
+	}
+	_, err := w.s.db().NewQuery(`INSERT INTO ` + schema.DecisionCountsTable + ` (decidedBy, n) VALUES ({:by}, {:n})
+		ON CONFLICT (decidedBy) DO UPDATE SET n = n + excluded.n`).Bind(dbx.Params{"by": decidedBy, "n": len(w.decided)}).Execute()
+	if err != nil {
+		return fmt.Errorf("count %d decisions by %s: %w", len(w.decided), decidedBy, err)
 	}
 	return nil
 }
