@@ -21,13 +21,7 @@ func init() {
 			`INSERT INTO ` + schema.DecisionCountsTable + ` (decidedBy, n)
 				SELECT COALESCE(NULLIF(decidedBy, ''), 'reviewer'), COUNT(*) FROM revisions
 				WHERE status IN ('accepted', 'rejected', 'reverted') GROUP BY 1`,
-			`CREATE TRIGGER ` + schema.DecisionCountsTrigger + ` AFTER UPDATE OF status ON revisions
-			WHEN OLD.status = 'pending' AND NEW.status IN ('accepted', 'rejected')
-			BEGIN
-				INSERT INTO ` + schema.DecisionCountsTable + ` (decidedBy, n)
-				VALUES (COALESCE(NULLIF(NEW.decidedBy, ''), 'reviewer'), 1)
-				ON CONFLICT (decidedBy) DO UPDATE SET n = n + 1;
-			END`,
+			decisionCountsTrigger,
 			`CREATE INDEX ` + schema.IdxMetricCountsAll + ` ON ` + schema.MetricCountsTable +
 				` (organization, pending) WHERE span = 'all'`,
 		})
@@ -39,3 +33,14 @@ func init() {
 		})
 	})
 }
+
+// decisionCountsTrigger counted each decided revision, until
+// 1795276900 had each set of decisions count itself; its down migration
+// brings it back.
+const decisionCountsTrigger = `CREATE TRIGGER ` + schema.DecisionCountsTrigger + ` AFTER UPDATE OF status ON revisions
+	WHEN OLD.status = 'pending' AND NEW.status IN ('accepted', 'rejected')
+	BEGIN
+		INSERT INTO ` + schema.DecisionCountsTable + ` (decidedBy, n)
+		VALUES (COALESCE(NULLIF(NEW.decidedBy, ''), 'reviewer'), 1)
+		ON CONFLICT (decidedBy) DO UPDATE SET n = n + 1;
+	END`

@@ -15,14 +15,6 @@ func init() {
 	m.Register(func(app core.App) error {
 		return execAll(app, []string{"DROP TRIGGER IF EXISTS " + schema.DecisionCountsTrigger})
 	}, func(app core.App) error {
-		return execAll(app, []string{
-			`CREATE TRIGGER ` + schema.DecisionCountsTrigger + ` AFTER UPDATE OF status ON revisions
-			WHEN OLD.status = 'pending' AND NEW.status IN ('accepted', 'rejected')
-			BEGIN
-				INSERT INTO ` + schema.DecisionCountsTable + ` (decidedBy, n)
-				VALUES (COALESCE(NULLIF(NEW.decidedBy, ''), 'reviewer'), 1)
-				ON CONFLICT (decidedBy) DO UPDATE SET n = n + 1;
-			END`,
-		})
+		return execAll(app, []string{decisionCountsTrigger})
 	})
 }
