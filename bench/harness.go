@@ -62,6 +62,9 @@ func scenarios(t *target, cfg config) []scenario {
 		one("GET /products, 500 a page, random pages, gzip accepted", t.compressedExport("export500-gzip", "gzip"), c),
 		one("GET /products, 500 a page, random pages, zstd accepted", t.compressedExport("export500-zstd", "zstd"), c),
 		one("POST /products/skus, 50 random existing SKUs", t.lookup("lookup50", 50), c),
+		one("GET /gaps, 100 a page, random pages", t.gaps("gaps100", 100, "random"), c),
+		one("GET /gaps, 100 a page, the first page", t.gaps("gaps100-first", 100, "first"), c),
+		one("GET /gaps, 100 a page, the last full page", t.gaps("gaps100-last", 100, "last"), c),
 	}
 	if t.SuToken != "" {
 		list = append(list, one("PocketBase's GET /api/collections/products/records, perPage 500, "+

@@ -29,36 +29,38 @@ type product struct {
 	Option int64  // that attribute's template option, 0 for none
 }
 
-// readCatalog lists the organization's active products, in id order, from
-// the data folder while no server runs.
-func readCatalog(dbPath, org string) ([]product, error) {
+// readCatalog lists the organization's active products, in id order, and
+// counts those with gaps, from the data folder while no server runs.
+func readCatalog(dbPath, org string) (out []product, gapsTotal int, err error) {
 	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer db.Close()
 	rows, err := db.Query(`SELECT sku, name, COALESCE(attributes ->> '$[0].attribute', ''),
 		COALESCE(attributes ->> '$[0].optionId', 0)
 		FROM products WHERE organization = ? AND active = 1 ORDER BY CAST(id AS INTEGER)`, org)
 	if err != nil {
-		return nil, fmt.Errorf("read imported products: %w", err)
+		return nil, 0, fmt.Errorf("read imported products: %w", err)
 	}
 	defer rows.Close()
-	var out []product
 	for rows.Next() {
 		var p product
 		if err := rows.Scan(&p.SKU, &p.Name, &p.Attr, &p.Option); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if err := db.QueryRow(`SELECT COUNT(*) FROM _enrichment_gaps WHERE organization = ?`, org).Scan(&gapsTotal); err != nil {
+		return nil, 0, fmt.Errorf("count the products with gaps: %w", err)
 	}
 	if len(out) < 1000 {
-		return nil, fmt.Errorf("only %d active products imported; the submissions need 1000 (use -products 2000 or more)", len(out))
+		return nil, 0, fmt.Errorf("only %d active products imported; the submissions need 1000 (use -products 2000 or more)", len(out))
 	}
-	return out, nil
+	return out, gapsTotal, nil
 }
 
 // target is what the kinds of load are aimed at.
@@ -71,6 +73,7 @@ type target struct {
 	SuToken    string // a superuser's token for the peer; "" skips it
 	Org        string
 	Products   []product
+	GapsTotal  int // products with a gap
 	RunID      string // makes externalSubmissionIds unique across runs
 	// AttackKey (the default rate limit) and AttackKeys (unlimited) are
 	// catalog:submit keys of the same organization for the attacks
@@ -140,6 +143,26 @@ func (t *target) export(name string, size int, which string) *kind {
 			return request{Method: "GET", URL: "/api/enrichment/products?page=" + strconv.Itoa(page) + "&pageSize=" + strconv.Itoa(size)}
 		}}
 }
+
+// gaps pages through the gaps list as export pages through the catalog.
+func (t *target) gaps(name string, size int, which string) *kind {
+	n := t.GapsTotal / size // full pages
+	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: countGapItems,
+		Next: func(rng *rand.Rand, _ int) request {
+			page := 0
+			switch which {
+			case "random":
+				page = rng.IntN(max(pages(t.GapsTotal, size), 1))
+			case "last":
+				page = max(n-1, 0)
+			}
+			return request{Method: "GET", URL: "/api/enrichment/gaps?page=" + strconv.Itoa(page) + "&pageSize=" + strconv.Itoa(size)}
+		}}
+}
+
+var gapItemMarker = []byte(`"completeness":`)
+
+func countGapItems(b []byte) int { return bytes.Count(b, gapItemMarker) }
 
 func (t *target) lookup(name string, n int) *kind {
 	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: countProducts,

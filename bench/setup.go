@@ -164,11 +164,11 @@ func createTarget(ctx context.Context, cfg config, bin, data, orgID string) (*ta
 			return nil, err
 		}
 	}
-	products, err := readCatalog(filepath.Join(data, "data.db"), orgID)
+	products, gapsTotal, err := readCatalog(filepath.Join(data, "data.db"), orgID)
 	if err != nil {
 		return nil, err
 	}
-	tg := &target{Key: key, ProbeKey: probeKey, Org: orgID, Products: products, RunID: fmt.Sprint(time.Now().Unix()),
+	tg := &target{Key: key, ProbeKey: probeKey, Org: orgID, Products: products, GapsTotal: gapsTotal, RunID: fmt.Sprint(time.Now().Unix()),
 		SubmitKeys: map[string]string{}, AttackKey: attacker, AttackKeys: attackers}
 	for _, name := range append(slices.Clone(submitKinds), webhookKey) {
 		if _, tg.SubmitKeys[name], err = createKey(ctx, bin, data, orgID, "bench "+name, "catalog:read,catalog:submit", unlimited...); err != nil {

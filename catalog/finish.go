@@ -219,7 +219,10 @@ func (im *importer) linkEarlyTemplates() error {
 		relinks = append(relinks, ImportRelink{ID: e.id, Template: t.ID, Attributes: text, Hash: storedHash(row)})
 		im.rewritten(e.outcome)
 	}
-	return im.tables.RelinkImportProducts(im.org, relinks, im.now)
+	if err := im.tables.RelinkImportProducts(im.org, relinks, im.now); err != nil {
+		return err
+	}
+	return im.refreshGaps(len(relinks), func(i int) int64 { return relinks[i].ID })
 }
 
 // deactivateMissing deactivates the organization's active products that
@@ -235,6 +238,9 @@ func (im *importer) deactivateMissing() error {
 		return err
 	}
 	if err := im.tables.DeactivateImportProducts(im.org, ids, im.now); err != nil {
+		return err
+	}
+	if err := im.s.Catalog().RefreshGaps(im.org, ids); err != nil {
 		return err
 	}
 	im.res.Deactivated = len(ids)

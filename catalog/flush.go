@@ -203,6 +203,9 @@ func (im *importer) writeBatch(write []ImportProductRow, ids []int64) error {
 	if err := im.writer.Write(write); err != nil {
 		return err
 	}
+	if err := im.refreshGaps(len(write), func(i int) int64 { return write[i].ID }); err != nil {
+		return err
+	}
 	for k := range im.batch {
 		q := &im.batch[k]
 		im.seen[ids[k]] = fileProduct{index: int32(q.index), line: int32(q.line),
@@ -214,4 +217,14 @@ func (im *importer) writeBatch(write []ImportProductRow, ids []int64) error {
 	}
 	im.batch = im.batch[:0]
 	return nil
+}
+
+// refreshGaps refreshes the gaps index rows of n products written, the
+// i-th being id(i).
+func (im *importer) refreshGaps(n int, id func(i int) int64) error {
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = id(i)
+	}
+	return im.s.Catalog().RefreshGaps(im.org, ids)
 }

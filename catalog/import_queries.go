@@ -232,16 +232,19 @@ type ImportOptionRow struct {
 
 // UpsertImportTemplate creates or updates org's template of t.Name and
 // upserts its options by attribute, leaving other stored options alone.
-// What is stored as the file gives it is not written.
-func (s *tables) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) error {
+// What is stored as the file gives it is not written. It reports whether
+// the slots of a stored template changed (an option shown on the website
+// was added, changed or hidden): its stored products' gaps are then stale.
+func (s *tables) UpsertImportTemplate(org enrichment.Org, st *ImportState, t ImportTemplateRow, now string) (bool, error) {
 	it := st.Templates[t.Name]
 	if it == nil {
 		it = &ImportTemplate{Options: map[string]int64{}, stored: map[string]ImportOptionRow{}}
 	}
+	existed, slotsChanged := it.ID != 0, false
 	if it.ID == 0 || it.Active != t.Active {
 		id, err := s.upsertRow(org, "attribute_templates", it.ID, dbx.Params{"name": t.Name, "active": t.Active}, now)
 		if err != nil {
-			return fmt.Errorf("template %q: %w", t.Name, err)
+			return false, fmt.Errorf("template %q: %w", t.Name, err)
 		}
 		it.ID, it.Active, st.Templates[t.Name] = id, t.Active, it
 	}
@@ -250,16 +253,17 @@ func (s *tables) UpsertImportTemplate(org enrichment.Org, st *ImportState, t Imp
 		if id != 0 && it.stored[o.Attribute] == o {
 			continue
 		}
+		slotsChanged = slotsChanged || existed && (o.ShowOnWebsite || it.stored[o.Attribute].ShowOnWebsite)
 		id, err := s.upsertRow(org, "attribute_options", id, dbx.Params{
 			"template": store.FormatID(it.ID), "attribute": o.Attribute, "unit": o.Unit, "dataType": o.DataType,
 			"priority": o.Priority, "showOnWebsite": o.ShowOnWebsite, "isSearchable": o.IsSearchable,
 		}, now)
 		if err != nil {
-			return fmt.Errorf("option %q of template %q: %w", o.Attribute, t.Name, err)
+			return false, fmt.Errorf("option %q of template %q: %w", o.Attribute, t.Name, err)
 		}
 		it.Options[o.Attribute], it.stored[o.Attribute] = id, o
 	}
-	return nil
+	return slotsChanged, nil
 }
 
 // UpsertImportBrand creates org's brand of that name or updates its website

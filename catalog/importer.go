@@ -155,8 +155,15 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 		if stored, ok := im.state.Templates[t.Name]; ok {
 			before = len(stored.Options)
 		}
-		if err := im.tables.UpsertImportTemplate(im.org, im.state, row, im.now); err != nil {
+		slotsChanged, err := im.tables.UpsertImportTemplate(im.org, im.state, row, im.now)
+		if err != nil {
 			return err
+		}
+		if slotsChanged {
+			tid := store.FormatID(im.state.Templates[t.Name].ID)
+			if err := im.s.Catalog().RefreshTemplateGaps(im.org, tid); err != nil {
+				return err
+			}
 		}
 		if len(im.state.Templates[t.Name].Options) != before {
 			im.grown[t.Name] = true

@@ -184,8 +184,47 @@ func TestUpgradeFromVersion3(t *testing.T) {
 			t.Fatalf("the policy after an audit closed since the upgrade: %v", p)
 		}
 	}
+	checkGapsAgreeWithExport(t, api, key.Key)
 	srv.stop()
 	srv.checkNoSQLEcho()
+}
+
+// checkGapsAgreeWithExport: the gaps index an upgrade filled lists exactly
+// the exported products with a gap, with the same completeness and gaps.
+func checkGapsAgreeWithExport(t *testing.T, api, key string) {
+	t.Helper()
+	type item struct {
+		SKU          string   `json:"sku"`
+		Completeness *int     `json:"completeness"`
+		Gaps         []string `json:"gaps"`
+	}
+	var export, gaps struct{ Items []item }
+	if err := json.Unmarshal(mustGet(t, api+"/products?pageSize=500", key, http.StatusOK), &export); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(mustGet(t, api+"/gaps?pageSize=500", key, http.StatusOK), &gaps); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, g := range gaps.Items {
+		listed[g.SKU] = fmt.Sprint(*g.Completeness, g.Gaps)
+	}
+	withGaps := 0
+	for _, p := range export.Items {
+		if p.Completeness == nil {
+			t.Fatalf("exported %s without completeness", p.SKU)
+		}
+		if len(p.Gaps) == 0 {
+			continue
+		}
+		withGaps++
+		if got, want := listed[p.SKU], fmt.Sprint(*p.Completeness, p.Gaps); got != want {
+			t.Errorf("gaps list of %s: %q, export %q", p.SKU, got, want)
+		}
+	}
+	if withGaps == 0 || withGaps != len(gaps.Items) {
+		t.Errorf("%d exported products with gaps, %d in the gaps list", withGaps, len(gaps.Items))
+	}
 }
 
 // withoutKeys is m without the keys named.

@@ -34,6 +34,9 @@ type Product struct {
 	VariantAttributes *[]string  `json:"variantAttributes"`
 	Variants          *[]Variant `json:"variants"`
 	VariantMaster     *string    `json:"variantMaster"`
+	// Completeness and Gaps measure the product's slots (completeness.go).
+	Completeness int      `json:"completeness"`
+	Gaps         []string `json:"gaps"`
 }
 
 // Attribute is a product attribute; Option is nil for a free-form one.

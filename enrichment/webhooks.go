@@ -82,6 +82,10 @@ type Change struct {
 	SKU       string `json:"sku"`
 	Change    string `json:"change"`
 	At        string `json:"at"`
+	// An upsert's product as it is now: its completeness and gaps
+	// (completeness.go); absent on a removal.
+	Completeness *int      `json:"completeness,omitempty"`
+	Gaps         *[]string `json:"gaps,omitempty"`
 }
 
 // ChangePage is a page of the change feed; Next continues after it.

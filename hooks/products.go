@@ -24,7 +24,11 @@ func registerProducts(app core.App) {
 				if err := e.Next(); err != nil {
 					return err
 				}
-				return store.New(txApp).BumpGeneration(enrichment.Org(e.Record.GetString("organization")))
+				st, org := store.New(txApp), enrichment.Org(e.Record.GetString("organization"))
+				if err := st.BumpGeneration(org); err != nil {
+					return err
+				}
+				return refreshProductGaps(st, org, e.Record)
 			})
 		},
 	})
@@ -43,10 +47,53 @@ func registerProducts(app core.App) {
 				if err != nil {
 					return err
 				}
-				return st.Catalog().RecordUpserts(org, []int64{id})
+				if err := st.Catalog().RecordUpserts(org, []int64{id}); err != nil {
+					return err
+				}
+				return refreshProductGaps(st, org, e.Record)
 			})
 		},
 	})
+	registerOptionGaps(app)
+}
+
+// refreshProductGaps keeps the gaps index of a product saved through
+// PocketBase.
+func refreshProductGaps(st *store.Store, org enrichment.Org, r *core.Record) error {
+	id, err := recordID(r)
+	if err != nil {
+		return err
+	}
+	return st.Catalog().RefreshGaps(org, []int64{id})
+}
+
+// registerOptionGaps refreshes the gaps of every product of a template
+// whose options change through PocketBase (the dashboard, the records
+// API), in the transaction that saves them: an option shown on the website
+// is a slot of each of them. The import refreshes for the options it
+// writes itself.
+func registerOptionGaps(app core.App) {
+	refresh := func(e *core.RecordEvent) error {
+		return inTransaction(e, func(txApp core.App) error {
+			if err := e.Next(); err != nil {
+				return err
+			}
+			st, org := store.New(txApp), enrichment.Org(e.Record.GetString("organization"))
+			templates := []string{e.Record.GetString("template")}
+			if old := e.Record.Original(); old != nil && old.GetString("template") != templates[0] && !e.Record.IsNew() {
+				templates = append(templates, old.GetString("template"))
+			}
+			for _, t := range templates {
+				if err := st.Catalog().RefreshTemplateGaps(org, t); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for _, bind := range []func(...string) *hook.TaggedHook[*core.RecordEvent]{app.OnRecordCreate, app.OnRecordUpdate, app.OnRecordDelete} {
+		bind(schema.AttributeOptions).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentOptionGaps", Func: refresh})
+	}
 }
 
 // inTransaction runs fn in a transaction with e.App set to it meanwhile

@@ -44,7 +44,8 @@ func TestExportShapes(t *testing.T) {
 				"name":"Runner","slug":"runner","description":"A light running shoe.","attributeTemplateId":%s,
 				"attributes":[{"attribute":"Color","detail":"Red","option":%s},{"attribute":"Fit","detail":"Wide","option":null}],
 				"brand":%s,"categories":["Shoes","Running"],"images":["https://img.example/runner.jpg"],
-				"files":["https://docs.example/runner.pdf"],"variantAttributes":null,"variants":null,"variantMaster":null}`,
+				"files":["https://docs.example/runner.pdf"],"variantAttributes":null,"variants":null,"variantMaster":null,
+				"completeness":75,"gaps":["attributes.Size"]}`,
 				a["SKU-1"], shoes, color, brand))
 			sameJSON(t, "master", p.Items[1], fmt.Sprintf(`{"id":%d,"sku":"SKU-M","externalId":"ERP-M","gtin":"",
 				"name":"Trail","slug":"trail","description":"","attributeTemplateId":%s,
@@ -55,16 +56,17 @@ func TestExportShapes(t *testing.T) {
 						{"attribute":"Color","detail":"Red","option":%s},{"attribute":"Size","detail":"42","option":%s}]},
 					{"id":%d,"sku":"SKU-M-BLUE","name":"Trail Blue 43","attributes":[
 						{"attribute":"Color","detail":"Blue","option":%s},{"attribute":"Size","detail":"43","option":%s}]}],
-				"variantMaster":null}`,
+				"variantMaster":null,"completeness":0,"gaps":["description","images","attributes.Color","attributes.Size"]}`,
 				a["SKU-M"], shoes, material, brand, a["SKU-M-RED"], color, size, a["SKU-M-BLUE"], color, size))
 			sameJSON(t, "variant", p.Items[2], fmt.Sprintf(`{"id":%d,"sku":"SKU-M-RED","externalId":"","gtin":"",
 				"name":"Trail Red 42","slug":"","description":"","attributeTemplateId":%s,
 				"attributes":[{"attribute":"Color","detail":"Red","option":%s},{"attribute":"Size","detail":"42","option":%s}],
-				"brand":%s,"categories":[],"images":[],"files":[],"variantAttributes":null,"variants":null,"variantMaster":"SKU-M"}`,
+				"brand":%s,"categories":[],"images":[],"files":[],"variantAttributes":null,"variants":null,"variantMaster":"SKU-M",
+				"completeness":50,"gaps":["description","images"]}`,
 				a["SKU-M-RED"], shoes, color, size, brand))
 		}},
 		{name: "a product without template or brand has nulls", url: exportURL + "?pageSize=500", key: f.A.Keys["read"], status: 200,
-			content: []string{fmt.Sprintf(`{"id":%d,"sku":"SKU-NEW","externalId":"","gtin":"","name":"Newest","slug":"","description":"","attributeTemplateId":null,"attributes":[],"brand":null,"categories":[],"images":[],"files":[],"variantAttributes":null,"variants":null,"variantMaster":null}`, a["SKU-NEW"])}},
+			content: []string{fmt.Sprintf(`{"id":%d,"sku":"SKU-NEW","externalId":"","gtin":"","name":"Newest","slug":"","description":"","attributeTemplateId":null,"attributes":[],"brand":null,"categories":[],"images":[],"files":[],"variantAttributes":null,"variants":null,"variantMaster":null,"completeness":0,"gaps":["description","images"]}`, a["SKU-NEW"])}},
 	})
 }
 

@@ -37,7 +37,7 @@ type route struct {
 
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
-	return slices.Concat(templateRoutes, productRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
+	return slices.Concat(templateRoutes, productRoutes, gapRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
 		changeRoutes, webhookRoutes, overviewRoutes, queueRoutes, reviewGroupRoutes, rollbackRoutes, auditRoutes,
 		claimRoutes, decidedRoutes)
 }

@@ -89,7 +89,7 @@ func (s *Catalog) assemble(org enrichment.Org, rows []ProductRow) ([]enrichment.
 		setFamily(&p, r, variants[r.ID], masterSKUs, options)
 		out[i] = p
 	}
-	return out, nil
+	return out, s.completenessOf(org, rows, out)
 }
 
 // setFamily fills the variant fields: a variant names its master's SKU; a

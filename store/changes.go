@@ -57,7 +57,34 @@ func (s *Catalog) Changes(org enrichment.Org, after int64, limit int) (ChangesPa
 		}
 		page.Last = r.Seq
 	}
-	return page, nil
+	return page, s.measureChanges(org, page.Items)
+}
+
+// measureChanges gives each upsert of items its product's completeness
+// and gaps as the product is now (while it is active).
+func (s *Catalog) measureChanges(org enrichment.Org, items []enrichment.Change) error {
+	at := map[int64]int{}
+	var ids []int64
+	for i, c := range items {
+		if c.Change == "upsert" {
+			at[c.ProductID] = i
+			ids = append(ids, c.ProductID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slots, err := s.allSlotOptions(org)
+	if err != nil {
+		return err
+	}
+	return s.eachSlotRow(org, ids, func(r slotRow) {
+		if !r.Active {
+			return
+		}
+		c := enrichment.CompletenessOf(r.values(), slots[r.Template])
+		items[at[r.ID]].Completeness, items[at[r.ID]].Gaps = &c.Completeness, &c.Gaps
+	})
 }
 
 // ChangesHorizon is the last sequence number purged: a reader positioned

@@ -196,5 +196,12 @@ func (s *Review) writeProductValues(org enrichment.Org, products map[string]*enr
 	if len(ids) == 0 {
 		return nil
 	}
+	numeric := make([]int64, len(ids))
+	for i, id := range ids {
+		numeric[i] = sqlparts.StoredID(id)
+	}
+	if err := s.Catalog().RefreshGaps(org, numeric); err != nil {
+		return err
+	}
 	return s.BumpGeneration(org)
 }

@@ -1,0 +1,132 @@
+package enrichment
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// A product's slots are what its shop page shows: its description, its
+// images (one slot: at least one image), and each option of its attribute
+// template shown on the website (attributes.NAME). A slot is filled when
+// the product holds a non-empty value for it; its gaps are the unfilled
+// slots, most important first.
+
+// The two slots every product has.
+const (
+	SlotDescription = "description"
+	SlotImages      = "images"
+	// SlotAttributePrefix starts the slot of a template option.
+	SlotAttributePrefix = "attributes."
+)
+
+// SlotOption is a template option that is a slot: one shown on the website.
+type SlotOption struct {
+	ID        int64
+	Attribute string
+	Priority  int
+}
+
+// SlotOptions keeps, in the order their gaps are listed (priority, then
+// name), the options of a template that are slots.
+func SlotOptions(options []Option) []SlotOption {
+	slots := []SlotOption{}
+	for _, o := range options {
+		if o.ShowOnWebsite {
+			slots = append(slots, SlotOption{ID: o.ID, Attribute: o.Attribute, Priority: o.Priority})
+		}
+	}
+	slices.SortFunc(slots, func(a, b SlotOption) int {
+		return cmp.Or(cmp.Compare(a.Priority, b.Priority), strings.Compare(a.Attribute, b.Attribute))
+	})
+	return slots
+}
+
+// SlotValues is what of a product fills slots.
+type SlotValues struct {
+	Description string
+	Images      int // how many
+	Attributes  []StoredAttribute
+}
+
+// Completeness is a product's completeness and gaps.
+type Completeness struct {
+	Completeness int      `json:"completeness"`
+	Gaps         []string `json:"gaps"`
+	// First is the most important gap's place in the order of all gaps
+	// (meaningless without gaps): the gaps list orders its products by it.
+	First GapRank `json:"-"`
+}
+
+// GapRank orders gaps across products: description, then images, then
+// attributes by their template's priority and by name.
+type GapRank struct {
+	Class    int // 0 description, 1 images, 2 an attribute
+	Priority int
+	Name     string
+}
+
+// Gap classes, in order.
+const (
+	GapDescription = iota
+	GapImages
+	GapAttribute
+)
+
+// CompletenessOf measures v against the slot options of its template
+// (SlotOptions; none without a template): filled slots / slots × 100,
+// rounded down, 100 for a product with no slot.
+func CompletenessOf(v SlotValues, options []SlotOption) Completeness {
+	c := Completeness{Gaps: []string{}}
+	if isBlank(v.Description) {
+		c.Gaps = append(c.Gaps, SlotDescription)
+		c.First = GapRank{Class: GapDescription}
+	}
+	if v.Images == 0 {
+		if len(c.Gaps) == 0 {
+			c.First = GapRank{Class: GapImages}
+		}
+		c.Gaps = append(c.Gaps, SlotImages)
+	}
+	for _, o := range options {
+		if filledOption(v.Attributes, o) {
+			continue
+		}
+		if len(c.Gaps) == 0 {
+			c.First = GapRank{Class: GapAttribute, Priority: o.Priority, Name: o.Attribute}
+		}
+		c.Gaps = append(c.Gaps, SlotAttributePrefix+o.Attribute)
+	}
+	slots := 2 + len(options)
+	c.Completeness = (slots - len(c.Gaps)) * 100 / slots
+	return c
+}
+
+// filledOption reports whether attrs hold a non-empty value for o, linked
+// to it or under its name.
+func filledOption(attrs []StoredAttribute, o SlotOption) bool {
+	for _, a := range attrs {
+		if (a.OptionID == o.ID && o.ID != 0 || a.Attribute == o.Attribute) && !isBlank(a.Detail) {
+			return true
+		}
+	}
+	return false
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// IsSlot reports whether name is a slot's name in the gaps list's filter:
+// description, images or attributes.NAME.
+func IsSlot(name string) bool {
+	return name == SlotDescription || name == SlotImages ||
+		strings.HasPrefix(name, SlotAttributePrefix) && len(name) > len(SlotAttributePrefix)
+}
+
+// GapItem is a product in the gaps list.
+type GapItem struct {
+	ID           int64    `json:"id"`
+	SKU          string   `json:"sku"`
+	Name         string   `json:"name"`
+	Completeness int      `json:"completeness"`
+	Gaps         []string `json:"gaps"`
+}

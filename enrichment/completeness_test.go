@@ -1,0 +1,66 @@
+package enrichment
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSlotOptionsOrder(t *testing.T) {
+	got := SlotOptions([]Option{
+		{ID: 1, Attribute: "Size", Priority: 2, ShowOnWebsite: true},
+		{ID: 2, Attribute: "Material", Priority: 1, ShowOnWebsite: false},
+		{ID: 3, Attribute: "Color", Priority: 2, ShowOnWebsite: true},
+		{ID: 4, Attribute: "Width", Priority: -1, ShowOnWebsite: true},
+	})
+	want := []SlotOption{{4, "Width", -1}, {3, "Color", 2}, {1, "Size", 2}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("slots = %v, want %v (hidden left out; priority, then name)", got, want)
+	}
+}
+
+func TestCompleteness(t *testing.T) {
+	shoes := []SlotOption{{ID: 1, Attribute: "Color", Priority: 1}, {ID: 2, Attribute: "Size", Priority: 2}}
+	attr := func(name, detail string, option int64) StoredAttribute {
+		return StoredAttribute{Attribute: name, Detail: detail, OptionID: option}
+	}
+	for _, c := range []struct {
+		name    string
+		values  SlotValues
+		options []SlotOption
+		want    int
+		gaps    []string
+		first   GapRank
+	}{
+		{"nothing at all, no template: 0 of 2", SlotValues{}, nil, 0, []string{"description", "images"}, GapRank{}},
+		{"full without a template: 2 of 2", SlotValues{Description: "x", Images: 1}, nil, 100, []string{}, GapRank{}},
+		{"a blank description is a gap", SlotValues{Description: " \n\t", Images: 3}, nil, 50, []string{"description"}, GapRank{}},
+		{"images alone missing", SlotValues{Description: "x"}, nil, 50, []string{"images"}, GapRank{Class: GapImages}},
+		{"3 of 4 filled, rounded down from 75", SlotValues{Description: "x", Images: 1, Attributes: []StoredAttribute{attr("Color", "Red", 1)}},
+			shoes, 75, []string{"attributes.Size"}, GapRank{Class: GapAttribute, Priority: 2, Name: "Size"}},
+		{"1 of 3 is 33", SlotValues{Images: 1}, shoes[:1], 33, []string{"description", "attributes.Color"}, GapRank{}},
+		{"an attribute under the option's name fills it unlinked", SlotValues{Description: "x", Images: 1,
+			Attributes: []StoredAttribute{attr("Color", "Red", 0), attr("Size", "42", 0)}}, shoes, 100, []string{}, GapRank{}},
+		{"an empty value fills nothing", SlotValues{Description: "x", Images: 1,
+			Attributes: []StoredAttribute{attr("Color", " ", 1), attr("Size", "", 2)}}, shoes, 50,
+			[]string{"attributes.Color", "attributes.Size"}, GapRank{Class: GapAttribute, Priority: 1, Name: "Color"}},
+		{"linked by option id under another name", SlotValues{Description: "x", Images: 1,
+			Attributes: []StoredAttribute{attr("Colour", "Red", 1)}}, shoes, 75, []string{"attributes.Size"},
+			GapRank{Class: GapAttribute, Priority: 2, Name: "Size"}},
+		{"free-form attributes are no slots", SlotValues{Description: "x", Images: 1,
+			Attributes: []StoredAttribute{attr("Fit", "Wide", 0)}}, nil, 100, []string{}, GapRank{}},
+	} {
+		got := CompletenessOf(c.values, c.options)
+		if got.Completeness != c.want || !slices.Equal(got.Gaps, c.gaps) || len(c.gaps) > 0 && got.First != c.first {
+			t.Errorf("%s: got %d %v %+v, want %d %v %+v", c.name, got.Completeness, got.Gaps, got.First, c.want, c.gaps, c.first)
+		}
+	}
+}
+
+func TestIsSlot(t *testing.T) {
+	for name, want := range map[string]bool{"description": true, "images": true, "attributes.Color": true,
+		"attributes.": false, "attributes": false, "name": false, "Description": false, "": false} {
+		if IsSlot(name) != want {
+			t.Errorf("IsSlot(%q) = %v", name, !want)
+		}
+	}
+}
