@@ -73,7 +73,7 @@ type target struct {
 	SuToken    string // a superuser's token for the peer; "" skips it
 	Org        string
 	Products   []product
-	GapsTotal  int // products with a gap
+	GapsTotal  int    // products with a gap
 	RunID      string // makes externalSubmissionIds unique across runs
 	// AttackKey (the default rate limit) and AttackKeys (unlimited) are
 	// catalog:submit keys of the same organization for the attacks
