@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/catalog-enrichment/enrichment/store"
+import (
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/store"
+)
 
 // flush places the queued products, numbers the new ones, links the
 // variants, applies the accepted values on record, and writes the products
@@ -29,6 +32,7 @@ func (im *importer) flush() error {
 		return err
 	}
 	write := make([]ImportProductRow, 0, len(im.batch))
+	gaps, replace := make([]store.GapSource, 0, len(im.batch)), false
 	for k := range im.batch {
 		out, err := im.settle(b, k, ids, stored[k], known)
 		if err != nil {
@@ -36,9 +40,29 @@ func (im *importer) flush() error {
 		}
 		if out != unchanged {
 			write = append(write, im.batch[k].row)
+			gaps = append(gaps, im.batch[k].gapSource())
+			replace = replace || im.batch[k].row.Stored
 		}
 	}
-	return im.writeBatch(write, ids)
+	if err := im.writeBatch(write, ids); err != nil {
+		return err
+	}
+	return im.s.Catalog().WriteGaps(im.org, gaps, replace)
+}
+
+// gapSource is what the gaps index needs of the product written, from the
+// file's values as decoded (not read back).
+func (q *decoded) gapSource() store.GapSource {
+	attrs := q.attrs
+	if attrs == nil {
+		attrs = make([]enrichment.StoredAttribute, len(q.p.Attributes))
+		for i, a := range q.p.Attributes {
+			attrs[i] = enrichment.StoredAttribute{Attribute: a.Attribute, Detail: a.Detail, OptionID: q.options[a.Attribute]}
+		}
+	}
+	return store.GapSource{ID: q.row.ID, Active: q.row.Active, Template: optionalID(q.row.Template),
+		Brand: optionalID(q.row.Brand), Categories: q.row.Categories,
+		Values: enrichment.SlotValues{Description: q.row.Desc, Images: len(q.p.Images), Attributes: attrs}}
 }
 
 // placeAll places every product of the batch: the stored product each
@@ -201,9 +225,6 @@ func (im *importer) writeBatch(write []ImportProductRow, ids []int64) error {
 	// note: the writer records the new products in the change feed, which
 	// no trigger sees
 	if err := im.writer.Write(write); err != nil {
-		return err
-	}
-	if err := im.refreshGaps(len(write), func(i int) int64 { return write[i].ID }); err != nil {
 		return err
 	}
 	for k := range im.batch {
