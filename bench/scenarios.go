@@ -54,7 +54,7 @@ func readCatalog(dbPath, org string) (out []product, gapsTotal int, err error) {
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
-	if err := db.QueryRow(`SELECT COUNT(*) FROM _enrichment_gaps WHERE organization = ?`, org).Scan(&gapsTotal); err != nil {
+	if err := db.QueryRow(`SELECT COUNT(*) FROM products WHERE organization = ? AND active = 1 AND gapRank != ''`, org).Scan(&gapsTotal); err != nil {
 		return nil, 0, fmt.Errorf("count the products with gaps: %w", err)
 	}
 	if len(out) < 1000 {

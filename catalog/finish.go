@@ -240,9 +240,6 @@ func (im *importer) deactivateMissing() error {
 	if err := im.tables.DeactivateImportProducts(im.org, ids, im.now); err != nil {
 		return err
 	}
-	if err := im.s.Catalog().RefreshGaps(im.org, ids); err != nil {
-		return err
-	}
 	im.res.Deactivated = len(ids)
 	return nil
 }

@@ -31,38 +31,62 @@ func (im *importer) flush() error {
 	if err != nil {
 		return err
 	}
-	write := make([]ImportProductRow, 0, len(im.batch))
-	gaps, replace := make([]store.GapSource, 0, len(im.batch)), false
+	var written []int
 	for k := range im.batch {
 		out, err := im.settle(b, k, ids, stored[k], known)
 		if err != nil {
 			return err
 		}
 		if out != unchanged {
-			write = append(write, im.batch[k].row)
-			gaps = append(gaps, im.batch[k].gapSource())
-			replace = replace || im.batch[k].row.Stored
+			written = append(written, k)
 		}
 	}
-	if err := im.writeBatch(write, ids); err != nil {
+	if err := im.measure(written); err != nil {
 		return err
 	}
-	return im.s.Catalog().WriteGaps(im.org, gaps, replace)
+	write := make([]ImportProductRow, len(written))
+	for i, k := range written {
+		write[i] = im.batch[k].row
+	}
+	return im.writeBatch(write, ids)
 }
 
-// gapSource is what the gaps index needs of the product written, from the
-// file's values as decoded (not read back).
-func (q *decoded) gapSource() store.GapSource {
-	attrs := q.attrs
-	if attrs == nil {
-		attrs = make([]enrichment.StoredAttribute, len(q.p.Attributes))
-		for i, a := range q.p.Attributes {
-			attrs[i] = enrichment.StoredAttribute{Attribute: a.Attribute, Detail: a.Detail, OptionID: q.options[a.Attribute]}
+// measure sets the completeness and gaps of the batch's products at
+// written, from the values decoded (not read back).
+func (im *importer) measure(written []int) error {
+	var missing []string
+	for _, k := range written {
+		t := optionalID(im.batch[k].row.Template)
+		if _, ok := im.slots[t]; !ok && t != "" {
+			missing = append(missing, t)
 		}
 	}
-	return store.GapSource{ID: q.row.ID, Active: q.row.Active, Template: optionalID(q.row.Template),
-		Brand: optionalID(q.row.Brand), Categories: q.row.Categories,
-		Values: enrichment.SlotValues{Description: q.row.Desc, Images: len(q.p.Images), Attributes: attrs}}
+	if len(missing) > 0 {
+		// note: once per template of the import (readTemplates forgets them
+		// when it changes one); a query per batch cost 5% of the import
+		slots, err := im.s.Catalog().SlotOptionsOf(im.org, missing)
+		if err != nil {
+			return err
+		}
+		for _, t := range missing {
+			im.slots[t] = slots[t]
+		}
+	}
+	for _, k := range written {
+		q := &im.batch[k]
+		attrs := q.attrs
+		if attrs == nil {
+			// note: the file's attributes fill a slot by name
+			im.attrs = im.attrs[:0]
+			for _, a := range q.p.Attributes {
+				im.attrs = append(im.attrs, enrichment.StoredAttribute{Attribute: a.Attribute, Detail: a.Detail})
+			}
+			attrs = im.attrs
+		}
+		values := enrichment.SlotValues{Description: q.row.Desc, Images: len(q.p.Images), Attributes: attrs}
+		q.row.Gaps = store.StoredGaps(enrichment.CompletenessOf(values, im.slots[optionalID(q.row.Template)]))
+	}
+	return nil
 }
 
 // placeAll places every product of the batch: the stored product each
@@ -240,7 +264,7 @@ func (im *importer) writeBatch(write []ImportProductRow, ids []int64) error {
 	return nil
 }
 
-// refreshGaps refreshes the gaps index rows of n products written, the
+// refreshGaps computes again the gaps of n products written, the
 // i-th being id(i).
 func (im *importer) refreshGaps(n int, id func(i int) int64) error {
 	ids := make([]int64, n)

@@ -43,6 +43,11 @@ type importer struct {
 	writer  *ImportProductWriter
 	buf     []byte // digest scratch space
 
+	// the slot options of the templates written so far, by id: the gaps
+	// of each product written (measure)
+	slots map[string][]enrichment.SlotOption
+	attrs []enrichment.StoredAttribute // scratch space for measure
+
 	enriched bool         // the organization has accepted values on record
 	written  *writtenKeys // a first import's keys (nil when the organization had products)
 	accepted acceptedChanges
@@ -125,6 +130,7 @@ func newImporter(s *store.Store, t *tables, org enrichment.Org, opts Options) (*
 		writer:      t.NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},
+		slots:       map[string][]enrichment.SlotOption{},
 		brands:      map[string]bool{},
 		seen:        map[int64]fileProduct{},
 		shared:      map[string]bool{},
@@ -159,6 +165,7 @@ func (im *importer) writeTemplates(templates []Template, lines []int) error {
 		if err != nil {
 			return err
 		}
+		clear(im.slots)
 		if slotsChanged {
 			tid := store.FormatID(im.state.Templates[t.Name].ID)
 			if err := im.s.Catalog().RefreshTemplateGaps(im.org, tid); err != nil {

@@ -37,7 +37,8 @@ type ImportProductRow struct {
 	// products.shopify); nil keeps what is stored (a JSON file says nothing
 	// of it).
 	Shopify *string
-	Hash    string // importHash
+	Hash    string     // importHash
+	Gaps    store.Gaps // completeness, gaps and gapRank
 }
 
 // ImportProductWriter writes product rows of one organization through
@@ -86,6 +87,7 @@ func (w *ImportProductWriter) Write(rows []ImportProductRow) error {
 		p["variantMaster"], p["attributes"], p["categories"] = optionalID(r.VariantMaster), r.Attributes, r.Categories
 		p["images"], p["files"], p["created"], p["updated"] = r.Images, r.Files, w.now, w.now
 		p["variantAttributes"], p["importHash"], p["shopify"] = nil, r.Hash, nil
+		p["completeness"], p["gaps"], p["gapRank"] = r.Gaps.Completeness, r.Gaps.Gaps, r.Gaps.Rank
 		if r.VariantAttributes != nil {
 			p["variantAttributes"] = *r.VariantAttributes
 		}
@@ -176,7 +178,7 @@ func (w *ImportProductWriter) Close() error {
 // productColumnsWritten are the columns an import writes.
 var productColumnsWritten = []string{"id", "organization", "sku", "externalId", "gtin", "name", "slug", "description",
 	"active", "attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images",
-	"files", "variantAttributes", "shopify", "importHash", "created", "updated"}
+	"files", "variantAttributes", "shopify", "importHash", "created", "updated", "completeness", "gaps", "gapRank"}
 
 // productInsertSQL inserts a new product row.
 var productInsertSQL = func() string {

@@ -3,6 +3,7 @@ package enrichment
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +26,7 @@ type SlotOption struct {
 	ID        int64
 	Attribute string
 	Priority  int
+	Slot      string // attributes.NAME
 }
 
 // SlotOptions keeps, in the order their gaps are listed (priority, then
@@ -33,7 +35,7 @@ func SlotOptions(options []Option) []SlotOption {
 	slots := []SlotOption{}
 	for _, o := range options {
 		if o.ShowOnWebsite {
-			slots = append(slots, SlotOption{ID: o.ID, Attribute: o.Attribute, Priority: o.Priority})
+			slots = append(slots, SlotOption{ID: o.ID, Attribute: o.Attribute, Priority: o.Priority, Slot: SlotAttributePrefix + o.Attribute})
 		}
 	}
 	slices.SortFunc(slots, func(a, b SlotOption) int {
@@ -66,6 +68,23 @@ type GapRank struct {
 	Name     string
 }
 
+// Key renders r as text that sorts as the ranks do (the gaps list's index
+// orders on it): the class, then for an attribute its priority as 20
+// digits (signed order kept) and its name.
+func (r GapRank) Key() string {
+	if r.Class != GapAttribute {
+		return strconv.Itoa(r.Class)
+	}
+	// note: by hand, as fmt costs the import a measurable share
+	key := make([]byte, 0, 21+len(r.Name))
+	key = strconv.AppendInt(key, int64(r.Class), 10)
+	digits := strconv.FormatUint(uint64(int64(r.Priority))^(1<<63), 10)
+	for range 20 - len(digits) {
+		key = append(key, '0')
+	}
+	return string(append(append(key, digits...), r.Name...))
+}
+
 // Gap classes, in order.
 const (
 	GapDescription = iota
@@ -77,7 +96,7 @@ const (
 // (SlotOptions; none without a template): filled slots / slots × 100,
 // rounded down, 100 for a product with no slot.
 func CompletenessOf(v SlotValues, options []SlotOption) Completeness {
-	c := Completeness{Gaps: []string{}}
+	c := Completeness{Gaps: make([]string, 0, 2+len(options))}
 	if isBlank(v.Description) {
 		c.Gaps = append(c.Gaps, SlotDescription)
 		c.First = GapRank{Class: GapDescription}
@@ -95,7 +114,7 @@ func CompletenessOf(v SlotValues, options []SlotOption) Completeness {
 		if len(c.Gaps) == 0 {
 			c.First = GapRank{Class: GapAttribute, Priority: o.Priority, Name: o.Attribute}
 		}
-		c.Gaps = append(c.Gaps, SlotAttributePrefix+o.Attribute)
+		c.Gaps = append(c.Gaps, o.Slot)
 	}
 	slots := 2 + len(options)
 	c.Completeness = (slots - len(c.Gaps)) * 100 / slots

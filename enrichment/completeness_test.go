@@ -12,14 +12,14 @@ func TestSlotOptionsOrder(t *testing.T) {
 		{ID: 3, Attribute: "Color", Priority: 2, ShowOnWebsite: true},
 		{ID: 4, Attribute: "Width", Priority: -1, ShowOnWebsite: true},
 	})
-	want := []SlotOption{{4, "Width", -1}, {3, "Color", 2}, {1, "Size", 2}}
+	want := []SlotOption{{4, "Width", -1, "attributes.Width"}, {3, "Color", 2, "attributes.Color"}, {1, "Size", 2, "attributes.Size"}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("slots = %v, want %v (hidden left out; priority, then name)", got, want)
 	}
 }
 
 func TestCompleteness(t *testing.T) {
-	shoes := []SlotOption{{ID: 1, Attribute: "Color", Priority: 1}, {ID: 2, Attribute: "Size", Priority: 2}}
+	shoes := SlotOptions([]Option{{ID: 1, Attribute: "Color", Priority: 1, ShowOnWebsite: true}, {ID: 2, Attribute: "Size", Priority: 2, ShowOnWebsite: true}})
 	attr := func(name, detail string, option int64) StoredAttribute {
 		return StoredAttribute{Attribute: name, Detail: detail, OptionID: option}
 	}
@@ -61,6 +61,18 @@ func TestIsSlot(t *testing.T) {
 		"attributes.": false, "attributes": false, "name": false, "Description": false, "": false} {
 		if IsSlot(name) != want {
 			t.Errorf("IsSlot(%q) = %v", name, !want)
+		}
+	}
+}
+
+// TestGapRankKeys: the keys sort as the ranks do.
+func TestGapRankKeys(t *testing.T) {
+	ranks := []GapRank{{Class: GapDescription}, {Class: GapImages}, {Class: GapAttribute, Priority: -5, Name: "Z"},
+		{Class: GapAttribute, Priority: 0, Name: "A"}, {Class: GapAttribute, Priority: 2, Name: "Color"},
+		{Class: GapAttribute, Priority: 2, Name: "Colour"}, {Class: GapAttribute, Priority: 10, Name: "A"}}
+	for i := 1; i < len(ranks); i++ {
+		if a, b := ranks[i-1].Key(), ranks[i].Key(); a >= b {
+			t.Errorf("key of %+v (%q) does not sort before that of %+v (%q)", ranks[i-1], a, ranks[i], b)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func TestDecisionsBySuperuser(t *testing.T) {
 			check: func(t testing.TB, app *tests.TestApp, _ []byte) {
 				decidedSince(t, app, revFull, enrichment.StatusAccepted, "superuser:"+fixture.SuperuserEmail, start)
 				p := productOf(t, app, f.A, "SKU-1")
-				if got := changedFields(t, full, p); !slices.Equal(got, []string{"attributes", "description", "files", "name", "slug", "updated"}) {
+				if got := changedFields(t, full, p); !slices.Equal(got, []string{"attributes", "completeness", "description", "files", "gapRank", "gaps", "name", "slug", "updated"}) {
 					t.Errorf("changed %v", got)
 				}
 				if p.GetString("name") != "Runner Pro" || p.GetString("slug") != "runner-pro" || p.GetString("description") != "A lighter running shoe." {

@@ -9,47 +9,48 @@ import (
 	m "github.com/pocketbase/pocketbase/migrations"
 )
 
-// The merchant directs the work (docs/gaps.md): the gaps index, one row per
-// active product with a gap (schema.GapsTable), kept by the service with
-// the products. This migration creates it and fills it from the products
-// of the data folder, so an older folder has its completeness at its first
-// start.
+// The merchant directs the work (docs/api.md, "Completeness and gaps"):
+// products gain completeness, gaps and gapRank (hidden: the rank of the
+// most important gap as sortable text), kept by the service with the
+// products, and the gaps list's index (schema.IdxProductsGaps). This
+// migration adds them and computes them for the products of the data
+// folder, so an older folder has its completeness at its first start.
 func init() {
 	m.Register(func(app core.App) error {
-		statements := []string{
-			`CREATE TABLE ` + schema.GapsTable + ` (
-				product      INTEGER PRIMARY KEY,
-				organization TEXT NOT NULL,
-				template     TEXT NOT NULL,
-				brand        TEXT NOT NULL,
-				categories   TEXT NOT NULL,
-				class        INTEGER NOT NULL,
-				priority     INTEGER NOT NULL,
-				name         TEXT NOT NULL,
-				completeness INTEGER NOT NULL,
-				gaps         TEXT NOT NULL
-			)`,
-			`CREATE INDEX ` + schema.IdxGapsOrder + ` ON ` + schema.GapsTable +
-				` (organization, class, priority, name, product, completeness)`,
-			`CREATE TRIGGER ` + schema.GapsDeleteTrigger + ` AFTER DELETE ON products
-			BEGIN DELETE FROM ` + schema.GapsTable + ` WHERE product = CAST(OLD.id AS INTEGER); END`,
-		}
-		if err := execAll(app, statements); err != nil {
+		products, err := app.FindCollectionByNameOrId(schema.Products)
+		if err != nil {
 			return err
 		}
+		products.Fields.Add(
+			&core.NumberField{Name: "completeness", OnlyInt: true, Min: new(0.0), Max: new(100.0)},
+			&core.JSONField{Name: "gaps"},
+			&core.TextField{Name: "gapRank", Hidden: true, Max: 300},
+		)
+		products.AddIndex(schema.IdxProductsGaps, false, "organization, gapRank, CAST(id AS INTEGER), completeness",
+			"active = 1 AND gapRank != ''")
+		if err := app.Save(products); err != nil {
+			return fmt.Errorf("products' gaps: %w", err)
+		}
 		last := 0
-		err := store.New(app).Catalog().RefreshAllGaps(func(done int) {
+		err = store.New(app).Catalog().RefreshAllGaps(func(done int) {
 			if done-last >= 100_000 {
 				last = done
 				app.Logger().Info("completeness of the catalog", "products", done)
 			}
 		})
 		if err != nil {
-			return fmt.Errorf("fill the gaps index: %w", err)
+			return fmt.Errorf("compute the completeness of the catalog: %w", err)
 		}
 		return nil
 	}, func(app core.App) error {
-		return execAll(app, []string{"DROP TRIGGER IF EXISTS " + schema.GapsDeleteTrigger,
-			"DROP TABLE IF EXISTS " + schema.GapsTable})
+		products, err := app.FindCollectionByNameOrId(schema.Products)
+		if err != nil {
+			return err
+		}
+		products.RemoveIndex(schema.IdxProductsGaps)
+		products.Fields.RemoveByName("completeness")
+		products.Fields.RemoveByName("gaps")
+		products.Fields.RemoveByName("gapRank")
+		return app.Save(products)
 	})
 }

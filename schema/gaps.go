@@ -1,17 +1,14 @@
 package schema
 
-// The gaps index (migrations/1795277000_gaps.go): one row per active
-// product with at least one gap, kept by the service in the transactions
-// that write products, so the gaps list seeks instead of scanning.
+// The gaps of each product (migrations/1795277000_gaps.go): products hold
+// their completeness, their gaps (JSON, most important first) and the rank
+// of their most important gap as text that sorts as the gaps list orders
+// (gapRank, "" without a gap), kept by the service in the transactions
+// that write products.
 const (
-	// GapsTable holds, per active product with a gap, its organization,
-	// template, brand and categories (the list's filters), its most
-	// important gap's rank (class, priority, name: the list's order), its
-	// completeness and its gaps (JSON, most important first).
-	GapsTable = "_enrichment_gaps"
-	// IdxGapsOrder is an organization's rows in the list's order, with
-	// completeness (the overview's mean reads the index alone).
-	IdxGapsOrder = "idx_enrichment_gaps_order"
-	// GapsDeleteTrigger forgets a deleted product's row.
-	GapsDeleteTrigger = "enrichment_gaps_product_delete"
+	// IdxProductsGaps holds an organization's active products with a gap in
+	// the gaps list's order, with their completeness (partial: active and
+	// gapRank != ''), so the list seeks and the overview's mean reads the
+	// index alone.
+	IdxProductsGaps = "idx_products_gaps"
 )

@@ -1,7 +1,7 @@
 package store
 
 import (
-	"encoding/json/v2"
+	"encoding/json/jsontext"
 	"fmt"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -10,54 +10,67 @@ import (
 	"github.com/pocketbase/dbx"
 )
 
-// The gaps index (schema.GapsTable) holds a row for each active product
-// with a gap. Every writer of products refreshes the rows of the products
-// it wrote in its own transaction: the import per batch, a set of
-// decisions and a rollback (writeProductValues), the products hook (the
-// dashboard and the records API) and the options hook (a template's
-// options changed: every product of the template). A trigger forgets
-// deleted products.
+// Every product holds its completeness, gaps and gap rank (schema/gaps.go).
+// The import computes them for the rows it writes; every other writer of
+// products refreshes them in its own transaction: a set of decisions and a
+// rollback (writeProductValues), the products hook (the dashboard and the
+// records API) and the options hook (a template's options changed: every
+// product of the template).
 
 // gapChunk is how many products a refresh reads and writes at once.
 const gapChunk = 500
 
-// GapSource is what of a product its row in the gaps index is made of.
-type GapSource struct {
-	ID         int64
-	Active     bool
-	Template   string // id, "" for none
-	Brand      string // id, "" for none
-	Categories string // JSON, as stored
-	Values     enrichment.SlotValues
+// Gaps is a product's completeness as its row stores it.
+type Gaps struct {
+	Completeness int
+	Gaps         string // JSON
+	Rank         string // "" without a gap
 }
 
-// slotRow is a GapSource as read from the products.
+// StoredGaps renders c as a product row stores it.
+func StoredGaps(c enrichment.Completeness) Gaps {
+	// note: by hand: the import renders one a product, and encoding/json
+	// took a tenth of what the gaps cost it
+	gaps := make([]byte, 0, 64)
+	gaps = append(gaps, '[')
+	for i, g := range c.Gaps {
+		if i > 0 {
+			gaps = append(gaps, ',')
+		}
+		gaps = appendJSONString(gaps, g)
+	}
+	g := Gaps{Completeness: c.Completeness, Gaps: string(append(gaps, ']'))}
+	if len(c.Gaps) > 0 {
+		g.Rank = c.First.Key()
+	}
+	return g
+}
+
+// slotRow is what of a product its gaps are computed from, with the gaps
+// it holds.
 type slotRow struct {
-	ID          int64  `db:"id"`
-	Active      bool   `db:"active"`
-	Template    string `db:"attributeTemplate"`
-	Brand       string `db:"brand"`
-	Categories  string `db:"categories"`
-	Description string `db:"description"`
-	Images      int    `db:"images"`
-	Attributes  []byte `db:"attributes"`
+	ID           int64  `db:"id"`
+	Active       bool   `db:"active"`
+	Template     string `db:"attributeTemplate"`
+	Description  string `db:"description"`
+	Images       int    `db:"images"`
+	Attributes   []byte `db:"attributes"`
+	Completeness int    `db:"completeness"`
+	Gaps         string `db:"gaps"`
+	Rank         string `db:"gapRank"`
 }
 
 func (r slotRow) values() enrichment.SlotValues {
 	return enrichment.SlotValues{Description: r.Description, Images: r.Images, Attributes: decodeAttributes(r.Attributes)}
 }
 
-func (r slotRow) source() GapSource {
-	return GapSource{ID: r.ID, Active: r.Active, Template: r.Template, Brand: r.Brand, Categories: r.Categories, Values: r.values()}
-}
-
 // slotColumns reads a slotRow; images as their number.
-const slotColumns = `CAST([[id]] AS INTEGER) AS [[id]], [[active]], [[attributeTemplate]], [[brand]],
-	COALESCE([[categories]], '[]') AS [[categories]], [[description]],
-	COALESCE(json_array_length([[images]]), 0) AS [[images]], [[attributes]]`
+const slotColumns = `CAST([[id]] AS INTEGER) AS [[id]], [[active]], [[attributeTemplate]], [[description]],
+	COALESCE(json_array_length([[images]]), 0) AS [[images]], [[attributes]],
+	COALESCE([[completeness]], 0) AS [[completeness]], COALESCE([[gaps]], '') AS [[gaps]], [[gapRank]]`
 
-// RefreshGaps writes the gaps index rows of org's products ids as the
-// products now are, in the caller's transaction.
+// RefreshGaps computes the gaps of org's products ids as the products now
+// are and writes those that changed, in the caller's transaction.
 func (s *Catalog) RefreshGaps(org enrichment.Org, ids []int64) error {
 	for start := 0; start < len(ids); start += gapChunk {
 		if err := s.refreshGapChunk(org, ids[start:min(start+gapChunk, len(ids))]); err != nil {
@@ -69,14 +82,36 @@ func (s *Catalog) RefreshGaps(org enrichment.Org, ids []int64) error {
 
 func (s *Catalog) refreshGapChunk(org enrichment.Org, ids []int64) error {
 	rows, err := s.slotRows(org, ids)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	var templates []string
+	for _, r := range rows {
+		templates = append(templates, r.Template)
+	}
+	slots, err := s.slotOptionsOf(org, unique(templates))
 	if err != nil {
 		return err
 	}
-	sources := make([]GapSource, len(rows))
-	for i, r := range rows {
-		sources[i] = r.source()
+	var q *dbx.Query
+	for _, r := range rows {
+		g := StoredGaps(enrichment.CompletenessOf(r.values(), slots[r.Template]))
+		if g == (Gaps{Completeness: r.Completeness, Gaps: r.Gaps, Rank: r.Rank}) {
+			continue
+		}
+		if q == nil {
+			// note: no column a trigger watches, and not updated: a product
+			// whose template changed is not a change of the product
+			q = s.db().NewQuery(`UPDATE {{` + schema.Products + `}} SET [[completeness]] = {:completeness},
+				[[gaps]] = {:gaps}, [[gapRank]] = {:rank} WHERE [[id]] = {:id}`).Prepare()
+			defer q.Close()
+		}
+		_, err := q.Bind(dbx.Params{"id": FormatID(r.ID), "completeness": g.Completeness, "gaps": g.Gaps, "rank": g.Rank}).Execute()
+		if err != nil {
+			return fmt.Errorf("write the gaps of product %d: %w", r.ID, err)
+		}
 	}
-	return s.WriteGaps(org, sources, true)
+	return nil
 }
 
 // slotRows reads what fills the slots of org's products ids (at most a
@@ -106,66 +141,10 @@ func (s *Catalog) eachSlotRow(org enrichment.Org, ids []int64, fn func(slotRow))
 	return nil
 }
 
-// WriteGaps writes the gaps index rows of products (at most a chunk of
-// them, all of org), in the caller's transaction: those active with a gap
-// get a row. With replace their rows are forgotten first; without, none
-// of them may have one (new products). note: one INSERT from a JSON list
-// for the chunk: a prepared INSERT a row cost the import a third of its
-// speed with the reads back
-func (s *Catalog) WriteGaps(org enrichment.Org, products []GapSource, replace bool) error {
-	if replace && len(products) > 0 {
-		ids := make([]int64, len(products))
-		for i, p := range products {
-			ids[i] = p.ID
-		}
-		if _, err := s.db().NewQuery(`DELETE FROM {{` + schema.GapsTable + `}}
-			WHERE [[product]] IN (SELECT [[value]] FROM json_each({:ids}))`).Bind(dbx.Params{"ids": sqlparts.InValues(ids)}).Execute(); err != nil {
-			return fmt.Errorf("forget the gaps of products of organization %s: %w", org, err)
-		}
-	}
-	var templates []string
-	for _, p := range products {
-		if p.Active && p.Template != "" {
-			templates = append(templates, p.Template)
-		}
-	}
-	slots, err := s.slotOptionsOf(org, unique(templates))
-	if err != nil {
-		return err
-	}
-	rows := make([]any, 0, len(products))
-	for _, p := range products {
-		if !p.Active {
-			continue
-		}
-		c := enrichment.CompletenessOf(p.Values, slots[p.Template])
-		if len(c.Gaps) == 0 {
-			continue
-		}
-		gaps, _ := json.Marshal(c.Gaps) // note: strings always encode
-		categories := p.Categories
-		if categories == "" {
-			categories = "[]"
-		}
-		rows = append(rows, []any{p.ID, p.Template, p.Brand, categories, c.First.Class, c.First.Priority, c.First.Name,
-			c.Completeness, string(gaps)})
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	list, err := json.Marshal(rows)
-	if err != nil {
-		return fmt.Errorf("encode the gaps of products of organization %s: %w", org, err)
-	}
-	_, err = s.db().NewQuery(`INSERT INTO {{` + schema.GapsTable + `}} ([[product]], [[organization]], [[template]],
-		[[brand]], [[categories]], [[class]], [[priority]], [[name]], [[completeness]], [[gaps]])
-		SELECT [[value]] ->> 0, {:org}, [[value]] ->> 1, [[value]] ->> 2, [[value]] ->> 3, [[value]] ->> 4,
-		[[value]] ->> 5, [[value]] ->> 6, [[value]] ->> 7, [[value]] ->> 8 FROM json_each({:rows})`).
-		Bind(dbx.Params{"org": string(org), "rows": string(list)}).Execute()
-	if err != nil {
-		return fmt.Errorf("write the gaps of products of organization %s: %w", org, err)
-	}
-	return nil
+// SlotOptionsOf is slotOptionsOf for the import, which computes the gaps
+// of the rows it writes.
+func (s *Catalog) SlotOptionsOf(org enrichment.Org, templates []string) (map[string][]enrichment.SlotOption, error) {
+	return s.slotOptionsOf(org, unique(templates))
 }
 
 // slotOptionsOf reads the slot options of org's templates, by template id.
@@ -291,8 +270,8 @@ func (s *Catalog) completenessOf(org enrichment.Org, rows []ProductRow, products
 	return nil
 }
 
-// MeanCompleteness is the mean completeness of org's active products (0
-// without any): those without a row in the index are complete.
+// MeanCompleteness is the mean completeness of org's active products and
+// their number (0 and 0 without any): those off the gaps index are complete.
 func (s *Catalog) MeanCompleteness(org enrichment.Org) (float64, int, error) {
 	active, err := s.CountActiveProducts(org)
 	if err != nil || active == 0 {
@@ -303,10 +282,23 @@ func (s *Catalog) MeanCompleteness(org enrichment.Org) (float64, int, error) {
 		Total int64 `db:"total"`
 	}
 	err = s.db().NewQuery(`SELECT COUNT(*) AS [[n]], COALESCE(SUM([[completeness]]), 0) AS [[total]]
-		FROM {{` + schema.GapsTable + `}} INDEXED BY ` + schema.IdxGapsOrder + ` WHERE [[organization]] = {:org}`).
+		FROM {{` + schema.Products + `}} INDEXED BY ` + schema.IdxProductsGaps + `
+		WHERE [[organization]] = {:org} AND [[active]] = 1 AND [[gapRank]] != ''`).
 		Bind(dbx.Params{"org": string(org)}).One(&sum)
 	if err != nil {
 		return 0, 0, fmt.Errorf("sum the completeness of organization %s: %w", org, err)
 	}
 	return float64(sum.Total+int64(100*(active-sum.Rows))) / float64(active), active, nil
+}
+
+// appendJSONString appends s quoted as JSON: as it is when nothing in it
+// needs escaping (slot names nearly always), else by jsontext.
+func appendJSONString(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			b, _ = jsontext.AppendQuote(b, s)
+			return b
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }

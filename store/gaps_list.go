@@ -19,12 +19,10 @@ type GapsQuery struct {
 	PageSize                        int // already clamped by the caller
 }
 
-// gapKey is a row's place in the list's order.
+// gapKey is a product's place in the list's order.
 type gapKey struct {
-	Class    int    `db:"class"`
-	Priority int    `db:"priority"`
-	Name     string `db:"name"`
-	Product  int64  `db:"product"`
+	Rank    string `db:"gapRank"`
+	Product int64  `db:"product"`
 }
 
 // gapPages is where each page of a filtered list starts, as exportPages
@@ -44,29 +42,33 @@ type gapPagesKey struct {
 var gapPagesCache = cacheKind[gapPagesKey, gapPages]{name: "enrichmentGapPages", limit: 1 << 18,
 	weigh: func(p gapPages) int { return 1 + len(p.starts) }}
 
-// filters is the query's filters on the gaps index g, as SQL and its
-// parameters.
+// filters is the query's filters on the products p of the gaps index, as
+// SQL and its parameters.
 func (q GapsQuery) filters(org enrichment.Org) (string, dbx.Params) {
-	where, params := "g.[[organization]] = {:org}", dbx.Params{"org": string(org)}
+	where := "p.[[organization]] = {:org} AND p.[[active]] = 1 AND p.[[gapRank]] != ''"
+	params := dbx.Params{"org": string(org)}
 	if q.Template != "" {
-		where, params["template"] = where+" AND g.[[template]] = {:template}", q.Template
+		where, params["template"] = where+" AND p.[[attributeTemplate]] = {:template}", q.Template
 	}
 	if q.Brand != "" {
-		where, params["brand"] = where+" AND g.[[brand]] = {:brand}", q.Brand
+		where, params["brand"] = where+" AND p.[[brand]] = {:brand}", q.Brand
 	}
 	if q.Category != "" {
-		where += " AND EXISTS (SELECT 1 FROM json_each(g.[[categories]]) WHERE [[value]] = {:category})"
+		where += " AND EXISTS (SELECT 1 FROM json_each(p.[[categories]]) WHERE [[value]] = {:category})"
 		params["category"] = q.Category
 	}
 	if q.Slot != "" {
-		where += " AND EXISTS (SELECT 1 FROM json_each(g.[[gaps]]) WHERE [[value]] = {:slot})"
+		where += " AND EXISTS (SELECT 1 FROM json_each(p.[[gaps]]) WHERE [[value]] = {:slot})"
 		params["slot"] = q.Slot
 	}
 	return where, params
 }
 
-// gapsFrom is the gaps index in the list's order.
-const gapsFrom = ` FROM {{` + schema.GapsTable + `}} AS g INDEXED BY ` + schema.IdxGapsOrder + ` `
+// gapsFrom is the products on the gaps index, in the list's order.
+const gapsFrom = ` FROM {{` + schema.Products + `}} AS p INDEXED BY ` + schema.IdxProductsGaps + ` `
+
+// gapsOrder is the list's order.
+const gapsOrder = `p.[[gapRank]], CAST(p.[[id]] AS INTEGER)`
 
 // GapsPage returns one page of org's active products with a gap, most
 // important gap first, then by id, with the total over all pages.
@@ -97,9 +99,8 @@ func (s *Catalog) findGapPages(org enrichment.Org, q GapsQuery) (gapPages, error
 	}
 	// note: numbered inside SQLite, so only one row per page crosses into Go
 	params["size"] = q.PageSize
-	err := s.db().NewQuery(`SELECT [[class]], [[priority]], [[name]], [[product]] FROM (
-			SELECT g.[[class]], g.[[priority]], g.[[name]], g.[[product]],
-			ROW_NUMBER() OVER (ORDER BY g.[[class]], g.[[priority]], g.[[name]], g.[[product]]) - 1 AS [[n]]` +
+	err := s.db().NewQuery(`SELECT [[gapRank]], [[product]] FROM (
+			SELECT p.[[gapRank]], CAST(p.[[id]] AS INTEGER) AS [[product]], ROW_NUMBER() OVER (ORDER BY ` + gapsOrder + `) - 1 AS [[n]]` +
 		gapsFrom + `WHERE ` + where + `) WHERE [[n]] % {:size} = 0 ORDER BY [[n]]`).Bind(params).All(&p.starts)
 	if err != nil {
 		return gapPages{}, fmt.Errorf("find the gaps pages of organization %s: %w", org, err)
@@ -112,16 +113,15 @@ func (s *Catalog) gapItems(org enrichment.Org, q GapsQuery, start gapKey) ([]enr
 	var rows []struct {
 		Product      int64  `db:"product"`
 		SKU          string `db:"sku"`
-		Name         string `db:"pname"`
+		Name         string `db:"name"`
 		Completeness int    `db:"completeness"`
 		Gaps         []byte `db:"gaps"`
 	}
 	where, params := q.filters(org)
-	params["c"], params["p"], params["n"], params["id"], params["size"] = start.Class, start.Priority, start.Name, start.Product, q.PageSize
-	err := s.db().NewQuery(`SELECT g.[[product]], p.[[sku]], p.[[name]] AS [[pname]], g.[[completeness]], g.[[gaps]]` +
-		gapsFrom + `JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = CAST(g.[[product]] AS TEXT)
-		WHERE ` + where + ` AND (g.[[class]], g.[[priority]], g.[[name]], g.[[product]]) >= ({:c}, {:p}, {:n}, {:id})
-		ORDER BY g.[[class]], g.[[priority]], g.[[name]], g.[[product]] LIMIT {:size}`).Bind(params).All(&rows)
+	params["rank"], params["id"], params["size"] = start.Rank, start.Product, q.PageSize
+	err := s.db().NewQuery(`SELECT CAST(p.[[id]] AS INTEGER) AS [[product]], p.[[sku]], p.[[name]], p.[[completeness]], p.[[gaps]]` +
+		gapsFrom + `WHERE ` + where + ` AND (` + gapsOrder + `) >= ({:rank}, {:id})
+		ORDER BY ` + gapsOrder + ` LIMIT {:size}`).Bind(params).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("read a gaps page of organization %s: %w", org, err)
 	}
