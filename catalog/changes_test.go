@@ -14,7 +14,7 @@ import (
 // sorted, and the cursor after them.
 func feedSince(t *testing.T, app core.App, org enrichment.Org, after int64) ([]string, int64) {
 	t.Helper()
-	page, err := store.New(app).Catalog().Changes(org, after, 1000)
+	page, err := store.New(app).Catalog().Changes(org, 0, enrichment.Selection{}, after, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestImportGoodFile(t *testing.T) {
 	}
 
 	// and the API's read path sees them as imported
-	got, err := store.New(app).Catalog().ProductsBySKU(org, []string{"RUN"})
+	got, err := store.New(app).Catalog().ProductsBySKU(org, enrichment.Selection{}, []string{"RUN"})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("ProductsBySKU: %v %v", got, err)
 	}

@@ -167,7 +167,7 @@ func TestImportSharedSKUs(t *testing.T) {
 	}
 
 	s := store.New(app)
-	found, err := s.Catalog().ProductsBySKU(org, []string{"S"})
+	found, err := s.Catalog().ProductsBySKU(org, enrichment.Selection{}, []string{"S"})
 	if err != nil || len(found) != 3 {
 		t.Errorf("the lookup of a shared SKU: %d products, %v", len(found), err)
 	}

@@ -18,7 +18,7 @@ import (
 
 func apikeyCommand(app core.App) *cobra.Command {
 	cmd := &cobra.Command{Use: "apikey", Short: "Issue, list, rotate and revoke API keys"}
-	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRotate(app), apikeyRevoke(app))
+	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRotate(app), apikeyRevoke(app), apikeySelect(app))
 	return cmd
 }
 
@@ -26,8 +26,10 @@ func apikeyCreate(app core.App) *cobra.Command {
 	var org, scopes, name string
 	var asJSON bool
 	var rateLimit int
+	var sel enrichment.Selection
 	c := &cobra.Command{
-		Use:          "create --org ORG_ID [--scopes catalog:read,catalog:submit] [--name LABEL] [--rate-limit N]",
+		Use: "create --org ORG_ID [--scopes catalog:read,catalog:submit] [--name LABEL] [--rate-limit N] " +
+			"[--templates T,...] [--brands B,...] [--categories C,...]",
 		Short:        "Create an API key and print it (shown this once only)",
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
@@ -49,7 +51,7 @@ func apikeyCreate(app core.App) *cobra.Command {
 			}
 			id, err := store.New(app).Accounts().CreateClient(orgID, store.NewClient{
 				Name: strings.TrimSpace(name), Scopes: granted, KeyHash: key.Hash, KeyPrefix: key.Shown,
-				RateLimit: rateLimit,
+				RateLimit: rateLimit, Catalog: sel,
 			})
 			if err != nil {
 				return err
@@ -69,7 +71,70 @@ func apikeyCreate(app core.App) *cobra.Command {
 	c.Flags().IntVar(&rateLimit, "rate-limit", enrichment.DefaultRateLimit,
 		"requests per second, with bursts of twice as many; 0 means unlimited")
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"id":...,"key":...}`)
+	catalogFlags(c, &sel)
 	return c
+}
+
+// catalogFlags adds the flags of a client's catalog selection.
+func catalogFlags(c *cobra.Command, sel *enrichment.Selection) {
+	c.Flags().StringSliceVar(&sel.Templates, "templates", nil, "only products of these attribute templates (ids or names, comma-separated)")
+	c.Flags().StringSliceVar(&sel.Brands, "brands", nil, "only products of these brands (ids or names, comma-separated)")
+	c.Flags().StringSliceVar(&sel.Categories, "categories", nil, "only products in one of these categories (names, comma-separated)")
+}
+
+func apikeySelect(app core.App) *cobra.Command {
+	var client string
+	var sel enrichment.Selection
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "select --client KEY_ID [--templates T,...] [--brands B,...] [--categories C,...]",
+		Short: "Choose the products an API client's keys see (no lists: the whole catalog)",
+		Long: "Choose the catalog an API client's keys see: the active products of the given templates, brands\n" +
+			"and categories (a product must match every list given, and one value of each). With no list the\n" +
+			"client sees the whole catalog again. Templates and brands are ids or names; a name or id the\n" +
+			"organization does not have is refused. The client's change feed gains an upsert for each product\n" +
+			"the change brings in and a removal for each it takes out.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			id, err := parseKeyID(client)
+			if err != nil {
+				return err
+			}
+			if err := migrated(app); err != nil {
+				return err
+			}
+			got, err := store.New(app).Accounts().SelectCatalog(id, sel)
+			if errors.Is(err, enrichment.ErrNotFound) {
+				return fmt.Errorf("no API key with id %d", id)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(c.OutOrStdout(), map[string]any{"id": id, "catalog": got})
+			}
+			if got.Whole() {
+				fmt.Fprintf(c.OutOrStdout(), "API key %d sees the whole catalog.\n", id)
+				return nil
+			}
+			fmt.Fprintf(c.OutOrStdout(), "API key %d sees the active products of templates %s, brands %s, categories %s.\n", id,
+				listOrAny(got.Templates), listOrAny(got.Brands), listOrAny(got.Categories))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&client, "client", "", "the API key's id (required)")
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"id":...,"catalog":{"templates":[...],"brands":[...],"categories":[...]}}`)
+	catalogFlags(c, &sel)
+	return c
+}
+
+// listOrAny renders a selection's list, "any" when it is empty.
+func listOrAny(l []string) string {
+	if len(l) == 0 {
+		return "any"
+	}
+	return strings.Join(l, ", ")
 }
 
 // defaultGrace is how long a rotated-out key keeps working by default: a

@@ -354,11 +354,12 @@ func TestAPIKeyList(t *testing.T) {
 		if len(got) != 2 {
 			t.Fatalf("want 2 clients, got %d: %s", len(got), out)
 		}
+		whole := map[string]any{"templates": []any{}, "brands": []any{}, "categories": []any{}}
 		want := []map[string]any{
 			{"id": float64(readID), "organization": org, "name": "reader", "keyPrefix": readKey[:12],
-				"scopes": []any{"catalog:read"}, "active": true, "rateLimit": float64(20)},
+				"scopes": []any{"catalog:read"}, "active": true, "rateLimit": float64(20), "catalog": whole},
 			{"id": float64(bothID), "organization": org, "name": "vendor", "keyPrefix": bothKey[:12],
-				"scopes": []any{"catalog:read", "catalog:submit"}, "active": true, "rateLimit": float64(20)},
+				"scopes": []any{"catalog:read", "catalog:submit"}, "active": true, "rateLimit": float64(20), "catalog": whole},
 		}
 		for i := range want {
 			lastUsed, hasLastUsed := got[i]["lastUsedAt"]

@@ -21,6 +21,9 @@ type Client struct {
 	LastUsedAt time.Time `json:"lastUsedAt,omitzero"`
 	// PreviousKeyExpiresAt is when a rotated-out key stops working (zero: none).
 	PreviousKeyExpiresAt time.Time `json:"previousKeyExpiresAt,omitzero"`
+	// Catalog is what of the organization's catalog the client's keys see
+	// (selection.go).
+	Catalog Selection `json:"catalog"`
 }
 
 // HasScope reports whether the client was granted scope.

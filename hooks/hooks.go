@@ -15,6 +15,7 @@ func Register(app core.App) {
 	registerIDs(app)
 	registerOrganizations(app)
 	registerAPIClients(app)
+	registerClientCatalogs(app)
 	hideFromEveryone(app, schema.Webhooks, "secret") // sealed, and still never shown
 	registerProducts(app)
 	registerRevisions(app)

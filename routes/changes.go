@@ -57,7 +57,8 @@ func changesList(e *core.RequestEvent) error {
 	if len(errs) > 0 {
 		return e.BadRequestError(firstMessage(errs), errs)
 	}
-	page, err := st.Catalog().Changes(org, after, limit)
+	client := requestClient(e)
+	page, err := st.Catalog().Changes(org, client.ID, client.Catalog, after, limit)
 	if err != nil {
 		return internalError(e, "read the change feed", err)
 	}

@@ -37,8 +37,10 @@ func generationTag(e *core.RequestEvent) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// note: with the asking client's catalog, so clients of one
+	// organization with different selections never share a tag
 	return requestTag(e, func(h io.Writer) error {
-		_, err := io.WriteString(h, strconv.FormatInt(generation, 10))
+		_, err := io.WriteString(h, strconv.FormatInt(generation, 10)+"\x00"+requestClient(e).Catalog.Key())
 		return err
 	})
 }

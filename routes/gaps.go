@@ -37,7 +37,7 @@ func gapsList(e *core.RequestEvent) error {
 
 func readGapsQuery(e *core.RequestEvent) (store.GapsQuery, error) {
 	values := e.Request.URL.Query()
-	var q store.GapsQuery
+	q := store.GapsQuery{Selection: requestClient(e).Catalog}
 	errs := validation.Errors{}
 	q.Page, q.PageSize = readPaging(values, errs)
 	q.Category, q.Slot = values.Get("category"), values.Get("slot")

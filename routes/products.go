@@ -45,7 +45,7 @@ func productsExport(e *core.RequestEvent) error {
 
 func readExportQuery(e *core.RequestEvent) (store.ExportQuery, error) {
 	values := e.Request.URL.Query()
-	var q store.ExportQuery
+	q := store.ExportQuery{Selection: requestClient(e).Catalog}
 	errs := validation.Errors{}
 	q.Page, q.PageSize = readPaging(values, errs)
 	var err error
@@ -85,7 +85,7 @@ func productsBySKU(e *core.RequestEvent) error {
 	if err := req.validate(e); err != nil {
 		return err
 	}
-	items, err := store.New(e.App).Catalog().ProductsBySKU(requestOrg(e), req.SKUs)
+	items, err := store.New(e.App).Catalog().ProductsBySKU(requestOrg(e), requestClient(e).Catalog, req.SKUs)
 	if err != nil {
 		return internalError(e, "look up products by sku", err)
 	}

@@ -206,7 +206,7 @@ func TestRollbackWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed, err := k.st.Catalog().Changes(org, 0, 10_000)
+	feed, err := k.st.Catalog().Changes(org, 0, enrichment.Selection{}, 0, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestRollbackWindow(t *testing.T) {
 	}
 
 	// products moved: the change feed, the generation
-	after, err := k.st.Catalog().Changes(org, feed.Last, 10_000)
+	after, err := k.st.Catalog().Changes(org, 0, enrichment.Selection{}, feed.Last, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}

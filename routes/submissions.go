@@ -36,7 +36,7 @@ func submissionsCreate(e *core.RequestEvent) error {
 	}
 
 	client, st := requestClient(e), store.New(e.App)
-	opts := store.SubmitOptions{DryRun: dryRun}
+	opts := store.SubmitOptions{DryRun: dryRun, Selection: requestClient(e).Catalog}
 	if k := req.idempotencyKey(); k != nil {
 		claim, err := idempotencyOf(e.App).begin(st, client.ID, *k)
 		switch {

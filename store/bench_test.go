@@ -180,7 +180,7 @@ func BenchmarkLookup50(b *testing.B) {
 	}
 	n := 0
 	for b.Loop() {
-		items, err := env.st.Catalog().ProductsBySKU(env.org, sets[n%len(sets)])
+		items, err := env.st.Catalog().ProductsBySKU(env.org, enrichment.Selection{}, sets[n%len(sets)])
 		if err != nil || len(items) != 50 {
 			b.Fatalf("lookup: %d items, %v", len(items), err)
 		}

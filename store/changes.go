@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -29,35 +30,147 @@ type ChangesPage struct {
 	HasMore bool
 }
 
-// Changes returns org's changes numbered after `after`, at most limit of
-// them, each product once with its latest change of the page.
-func (s *Catalog) Changes(org enrichment.Org, after int64, limit int) (ChangesPage, error) {
-	var rows []struct {
-		Seq     int64          `db:"seq"`
-		Product string         `db:"product"`
-		SKU     string         `db:"sku"`
-		Change  string         `db:"change"`
-		At      types.DateTime `db:"at"`
-	}
-	err := s.db().Select("seq", "product", "sku", "change", "at").From(schema.ChangesTable).
+// changeRow is a row of the change feed: the change, and what the
+// selection of a client's catalog is decided on before it (old*: NULL when
+// the product was not in the export) and after it (NULL for an insert,
+// whose product is judged as it is now). client is ” for a change every
+// client sees, else the one client whose catalog's change it is.
+type changeRow struct {
+	Seq           int64          `db:"seq"`
+	Product       string         `db:"product"`
+	SKU           string         `db:"sku"`
+	Change        string         `db:"change"`
+	At            types.DateTime `db:"at"`
+	Client        string         `db:"client"`
+	Template      sql.NullString `db:"template"`
+	Brand         sql.NullString `db:"brand"`
+	Categories    sql.NullString `db:"categories"`
+	OldTemplate   sql.NullString `db:"oldTemplate"`
+	OldBrand      sql.NullString `db:"oldBrand"`
+	OldCategories sql.NullString `db:"oldCategories"`
+}
+
+// Changes returns the changes numbered after `after` that client, whose
+// catalog is sel, sees of org's feed: at most limit rows are read, and
+// each product appears once, with the last change the rows make of it.
+// For a client with a selection, a product entering it is an upsert and
+// one leaving it a removal; changes of products it never selected are
+// left out.
+func (s *Catalog) Changes(org enrichment.Org, client int64, sel enrichment.Selection, after int64, limit int) (ChangesPage, error) {
+	var rows []changeRow
+	err := s.db().Select("seq", "product", "sku", "change", "at", "client", "template", "brand", "categories",
+		"oldTemplate", "oldBrand", "oldCategories").From(schema.ChangesTable).
 		Where(dbx.HashExp{"organization": string(org)}).AndWhere(dbx.NewExp("[[seq]] > {:after}", dbx.Params{"after": after})).
+		AndWhere(dbx.In("client", "", FormatID(client))).
 		OrderBy("seq").Limit(int64(limit) + 1).All(&rows)
 	if err != nil {
 		return ChangesPage{}, fmt.Errorf("read the change feed of organization %s: %w", org, err)
 	}
 	page := ChangesPage{Last: after, HasMore: len(rows) > limit, Items: []enrichment.Change{}}
 	rows = rows[:min(len(rows), limit)]
-	latest := map[string]int{} // product → index of its last row in the page
-	for i, r := range rows {
-		latest[r.Product] = i
+	if len(rows) > 0 {
+		page.Last = rows[len(rows)-1].Seq
 	}
-	for i, r := range rows {
-		if latest[r.Product] == i {
-			page.Items = append(page.Items, enrichment.Change{ProductID: sqlparts.StoredID(r.Product), SKU: r.SKU, Change: r.Change, At: apiTime(r.At)})
-		}
-		page.Last = r.Seq
+	seen, err := s.seenChanges(org, sel, rows)
+	if err != nil {
+		return ChangesPage{}, err
+	}
+	for _, c := range seen {
+		page.Items = append(page.Items, enrichment.Change{ProductID: sqlparts.StoredID(c.row.Product), SKU: c.row.SKU,
+			Change: c.change, At: apiTime(c.row.At)})
 	}
 	return page, s.measureChanges(org, page.Items)
+}
+
+// seenChange is what a client sees of a product's rows in a page: its last
+// row and the change they make.
+type seenChange struct {
+	row    changeRow
+	change string
+}
+
+// seenChanges turns a page's rows into what a client with catalog sel
+// sees, in the order of each product's last row: whether the product was
+// in the client's export before its first row and is after its last.
+func (s *Catalog) seenChanges(org enrichment.Org, sel enrichment.Selection, rows []changeRow) ([]seenChange, error) {
+	holds := func(template, brand, categories sql.NullString) bool {
+		return sel.Holds(template.String, brand.String, decodeStrings([]byte(categories.String)))
+	}
+	now, err := s.judgedNow(org, sel, rows)
+	if err != nil {
+		return nil, err
+	}
+	type span struct{ first, last int }
+	spans := map[string]*span{}
+	for i, r := range rows {
+		if sp, ok := spans[r.Product]; ok {
+			sp.last = i
+		} else {
+			spans[r.Product] = &span{i, i}
+		}
+	}
+	var out []seenChange
+	for i, r := range rows {
+		sp := spans[r.Product]
+		if sp.last != i {
+			continue
+		}
+		var before, inAfter bool
+		switch first := rows[sp.first]; {
+		case sel.Whole():
+			before = true // note: every change reaches a client of the whole catalog
+		case first.Client != "":
+			before = first.Change == "remove"
+		default:
+			before = first.OldTemplate.Valid && holds(first.OldTemplate, first.OldBrand, first.OldCategories)
+		}
+		switch {
+		case r.Change == "remove":
+		case sel.Whole() || r.Client != "":
+			inAfter = true
+		case r.Template.Valid:
+			inAfter = holds(r.Template, r.Brand, r.Categories)
+		default:
+			inAfter = now[r.Product]
+		}
+		switch {
+		case inAfter:
+			out = append(out, seenChange{r, "upsert"})
+		case before:
+			out = append(out, seenChange{r, "remove"})
+		}
+	}
+	return out, nil
+}
+
+// judgedNow tells, for the products of rows written without what the
+// selection is decided on (inserts), whether sel selects them as they are
+// now; nothing for the whole catalog.
+func (s *Catalog) judgedNow(org enrichment.Org, sel enrichment.Selection, rows []changeRow) (map[string]bool, error) {
+	out := map[string]bool{}
+	if sel.Whole() {
+		return out, nil
+	}
+	var ids []string
+	for _, r := range rows {
+		if r.Change == "upsert" && r.Client == "" && !r.Template.Valid {
+			ids = append(ids, r.Product)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var selected []string
+	err := s.db().Select("id").From(schema.Products).Where(sqlparts.ByIDsOf(org)).
+		AndWhere(sqlparts.In("id", unique(ids))).AndWhere(dbx.HashExp{"active": true}).
+		AndWhere(selectionExp(sel, "")).Column(&selected)
+	if err != nil {
+		return nil, fmt.Errorf("select the new products of the change feed: %w", err)
+	}
+	for _, id := range selected {
+		out[id] = true
+	}
+	return out, nil
 }
 
 // measureChanges gives each upsert of items its product's completeness

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"time"
@@ -25,9 +26,10 @@ type clientRow struct {
 	RateLimit    int            `db:"rateLimit"`
 	LastUsedAt   types.DateTime `db:"lastUsedAt"`
 	PreviousEnd  types.DateTime `db:"previousKeyExpiresAt"`
+	Catalog      types.JSONRaw  `db:"catalog"`
 }
 
-var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes", "active", "rateLimit", "lastUsedAt", "previousKeyExpiresAt"}
+var clientColumns = []string{"id", "organization", "name", "keyPrefix", "scopes", "active", "rateLimit", "lastUsedAt", "previousKeyExpiresAt", "catalog"}
 
 func (r clientRow) client() enrichment.Client {
 	return enrichment.Client{
@@ -41,7 +43,18 @@ func (r clientRow) client() enrichment.Client {
 		LastUsedAt: r.LastUsedAt.Time(),
 
 		PreviousKeyExpiresAt: r.PreviousEnd.Time(),
+		Catalog:              decodeSelection(r.Catalog),
 	}
+}
+
+// decodeSelection reads a client's catalog as stored (null or bad JSON:
+// the whole catalog), normalized.
+func decodeSelection(raw []byte) enrichment.Selection {
+	var sel enrichment.Selection
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &sel)
+	}
+	return sel.Normalized()
 }
 
 // clientsCache keeps clients by key hash: found ones only, so unknown keys
@@ -196,6 +209,9 @@ type NewClient struct {
 	KeyHash   string
 	KeyPrefix string
 	RateLimit int // requests per second; 0: unlimited
+	// Catalog is what its keys see, templates and brands by id or name
+	// (checked and resolved when saved: hooks/client_catalogs.go).
+	Catalog enrichment.Selection
 }
 
 // CreateClient stores an active API client of org and returns its id.
@@ -211,10 +227,28 @@ func (s *Accounts) CreateClient(org enrichment.Org, c NewClient) (int64, error) 
 	rec.Set("keyPrefix", c.KeyPrefix)
 	rec.Set("active", true)
 	rec.Set("rateLimit", c.RateLimit)
+	rec.Set("catalog", c.Catalog)
 	if err := s.app.Save(rec); err != nil {
 		return 0, fmt.Errorf("create api client: %w", err)
 	}
 	return sqlparts.StoredID(rec.Id), nil
+}
+
+// SelectCatalog sets the catalog an API client's keys see and returns it
+// as stored.
+func (s *Accounts) SelectCatalog(id int64, sel enrichment.Selection) (enrichment.Selection, error) {
+	rec, err := s.app.FindRecordById(schema.APIClients, FormatID(id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return enrichment.Selection{}, enrichment.NotFound("API client")
+	}
+	if err != nil {
+		return enrichment.Selection{}, fmt.Errorf("find api client %d: %w", id, err)
+	}
+	rec.Set("catalog", sel)
+	if err := s.app.Save(rec); err != nil {
+		return enrichment.Selection{}, fmt.Errorf("select the catalog of api client %d: %w", id, err)
+	}
+	return decodeSelection([]byte(rec.GetString("catalog"))), nil
 }
 
 // RevokeClient deactivates an API client; its key is refused from then on.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -17,8 +18,9 @@ type exportPages struct {
 }
 
 type exportPagesKey struct {
-	org      enrichment.Org
-	pageSize int
+	org       enrichment.Org
+	pageSize  int
+	selection string // the asking client's catalog (Selection.Key)
 }
 
 // exportPagesCache keeps exportPages, bounded by the page starts held over
@@ -30,27 +32,33 @@ var exportPagesCache = cacheKind[exportPagesKey, exportPages]{name: "enrichmentE
 // exportPagesFor returns where the pages of org's full export start, from
 // the cache while org's generation holds (which every change of the export's
 // products moves), else from one walk of the export index.
-func (s *Catalog) exportPagesFor(org enrichment.Org, pageSize int) (exportPages, error) {
-	return cachedOf(s, exportPagesCache, org, exportPagesKey{org, pageSize}, func() (exportPages, error) {
-		return s.findExportPages(org, pageSize)
+func (s *Catalog) exportPagesFor(org enrichment.Org, pageSize int, sel enrichment.Selection) (exportPages, error) {
+	return cachedOf(s, exportPagesCache, org, exportPagesKey{org, pageSize, sel.Key()}, func() (exportPages, error) {
+		return s.findExportPages(org, pageSize, sel)
 	})
 }
 
-// findExportPages walks org's export index for where its pages start.
-func (s *Catalog) findExportPages(org enrichment.Org, pageSize int) (exportPages, error) {
+// findExportPages walks org's export index for where the pages of the
+// products sel selects start.
+func (s *Catalog) findExportPages(org enrichment.Org, pageSize int, sel enrichment.Selection) (exportPages, error) {
 	var p exportPages
-	var err error
-	if p.total, err = s.CountActiveProducts(org); err != nil {
-		return exportPages{}, err
+	params := dbx.Params{"org": string(org), "size": pageSize}
+	selected, selParams := selectionSQL(sel, "")
+	if selected != "" {
+		selected = " AND " + selected
+		maps.Copy(params, selParams)
+	}
+	if err := s.db().NewQuery(`SELECT COUNT(*) FROM {{products}} INDEXED BY ` + schema.IdxProductsExport + `
+		WHERE [[organization]] = {:org} AND [[active]] = 1` + selected).Bind(params).Row(&p.total); err != nil {
+		return exportPages{}, fmt.Errorf("count products of organization %s: %w", org, err)
 	}
 	// note: the numbering runs inside SQLite, so only one row per page
 	// crosses into Go
-	err = s.db().NewQuery(`SELECT [[id]] FROM (
+	err := s.db().NewQuery(`SELECT [[id]] FROM (
 			SELECT CAST([[id]] AS INTEGER) AS [[id]], ROW_NUMBER() OVER (ORDER BY CAST([[id]] AS INTEGER)) - 1 AS [[n]]
 			FROM {{products}} INDEXED BY ` + schema.IdxProductsExport + `
-			WHERE [[organization]] = {:org} AND [[active]] = 1)
-		WHERE [[n]] % {:size} = 0 ORDER BY [[id]]`).
-		Bind(dbx.Params{"org": string(org), "size": pageSize}).Column(&p.starts)
+			WHERE [[organization]] = {:org} AND [[active]] = 1` + selected + `)
+		WHERE [[n]] % {:size} = 0 ORDER BY [[id]]`).Bind(params).Column(&p.starts)
 	if err != nil {
 		return exportPages{}, fmt.Errorf("find page starts of organization %s: %w", org, err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json/v2"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -17,6 +18,9 @@ type GapsQuery struct {
 	Template, Brand, Category, Slot string
 	Page                            int // zero-based
 	PageSize                        int // already clamped by the caller
+	// Selection is the asking API client's catalog (the whole one when
+	// empty).
+	Selection enrichment.Selection
 }
 
 // gapKey is a product's place in the list's order.
@@ -33,9 +37,14 @@ type gapPages struct {
 }
 
 type gapPagesKey struct {
-	org enrichment.Org
-	q   GapsQuery // Page zeroed
+	org       enrichment.Org
+	q         gapsFilter
+	pageSize  int
+	selection string // Selection.Key
 }
+
+// gapsFilter is a GapsQuery's filters, comparable.
+type gapsFilter struct{ template, brand, category, slot string }
 
 // gapPagesCache keeps gapPages while the organization's generation holds:
 // every writer of products and options moves it.
@@ -61,6 +70,10 @@ func (q GapsQuery) filters(org enrichment.Org) (string, dbx.Params) {
 		where += " AND EXISTS (SELECT 1 FROM json_each(p.[[gaps]]) WHERE [[value]] = {:slot})"
 		params["slot"] = q.Slot
 	}
+	if selected, selParams := selectionSQL(q.Selection, "p."); selected != "" {
+		where += " AND " + selected
+		maps.Copy(params, selParams)
+	}
 	return where, params
 }
 
@@ -73,10 +86,9 @@ const gapsOrder = `p.[[gapRank]], CAST(p.[[id]] AS INTEGER)`
 // GapsPage returns one page of org's active products with a gap, most
 // important gap first, then by id, with the total over all pages.
 func (s *Catalog) GapsPage(org enrichment.Org, q GapsQuery) (enrichment.Page[enrichment.GapItem], error) {
-	key := q
-	key.Page = 0
-	pages, err := cachedOf(s, gapPagesCache, org, gapPagesKey{org, key}, func() (gapPages, error) {
-		return s.findGapPages(org, key)
+	key := gapPagesKey{org, gapsFilter{q.Template, q.Brand, q.Category, q.Slot}, q.PageSize, q.Selection.Key()}
+	pages, err := cachedOf(s, gapPagesCache, org, key, func() (gapPages, error) {
+		return s.findGapPages(org, q)
 	})
 	if err != nil {
 		return enrichment.Page[enrichment.GapItem]{}, err

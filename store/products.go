@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ type ExportQuery struct {
 	Page     int       // zero-based
 	PageSize int       // already clamped by the caller
 	Since    time.Time // zero: no filter; else products updated strictly after
+	// Selection is the asking API client's catalog (the whole one when
+	// empty): the export holds only the products it selects.
+	Selection enrichment.Selection
 }
 
 // ExportPage returns one page of org's active products in numeric id order,
@@ -59,7 +63,8 @@ func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page
 	} else {
 		total, rows, err = s.offsetExportPage(org, q, dbx.And(
 			dbx.HashExp{"organization": string(org), "active": true},
-			dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)})))
+			dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}),
+			selectionExp(q.Selection, "")))
 	}
 	if err != nil {
 		return enrichment.Page[enrichment.Product]{}, err
@@ -72,7 +77,7 @@ func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page
 }
 
 func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []ProductRow, error) {
-	pages, err := s.exportPagesFor(org, q.PageSize)
+	pages, err := s.exportPagesFor(org, q.PageSize, q.Selection)
 	if err != nil || q.Page >= len(pages.starts) { // note: never multiply a huge page number
 		return pages.total, nil, err
 	}
@@ -80,6 +85,7 @@ func (s *Catalog) fullExportPage(org enrichment.Org, q ExportQuery) (int, []Prod
 	err = s.db().Select(productColumns...).From("products").
 		Where(dbx.HashExp{"organization": string(org), "active": true}).
 		AndWhere(dbx.NewExp("CAST(id AS INTEGER) >= {:start}", dbx.Params{"start": pages.starts[q.Page]})).
+		AndWhere(selectionExp(q.Selection, "")).
 		OrderBy("CAST(id AS INTEGER)").Limit(int64(q.PageSize)).All(&rows)
 	if err != nil {
 		return 0, nil, fmt.Errorf("export products of organization %s: %w", org, err)
@@ -107,17 +113,17 @@ func (s *Catalog) offsetExportPage(org enrichment.Org, q ExportQuery, where dbx.
 
 // ProductsBySKU returns org's active products whose SKU is one of skus, in
 // numeric id order; unknown SKUs are simply absent.
-func (s *Catalog) ProductsBySKU(org enrichment.Org, skus []string) ([]enrichment.Product, error) {
-	rows, err := activeBySKU[ProductRow](s, org, skus, productColumns)
+func (s *Catalog) ProductsBySKU(org enrichment.Org, sel enrichment.Selection, skus []string) ([]enrichment.Product, error) {
+	rows, err := activeBySKU[ProductRow](s, org, sel, skus, productColumns)
 	if err != nil {
 		return nil, err
 	}
 	return s.assemble(org, rows)
 }
 
-// activeBySKU loads the given columns of org's active products with one of
-// skus, in numeric id order.
-func activeBySKU[R identified](a area, org enrichment.Org, skus []string, columns []string) ([]R, error) {
+// activeBySKU loads the given columns of org's active products that sel
+// selects with one of skus, in numeric id order.
+func activeBySKU[R identified](a area, org enrichment.Org, sel enrichment.Selection, skus []string, columns []string) ([]R, error) {
 	s := a.shared()
 	if len(skus) == 0 {
 		return nil, nil
@@ -130,12 +136,16 @@ func activeBySKU[R identified](a area, org enrichment.Org, skus []string, column
 	// note: the index is named because with a long IN list and sampled
 	// statistics SQLite prefers the export index and scans the organization
 	var rows []R
+	params := dbx.Params{"org": string(org), "skus": sqlparts.InValues(skus)}
+	selected, selParams := selectionSQL(sel, "")
+	if selected != "" {
+		selected = " AND " + selected
+		maps.Copy(params, selParams)
+	}
 	err := s.db().NewQuery(`SELECT ` + strings.Join(quoted, ", ") + `
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsSKU + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1
-		AND ` + sqlparts.InList("sku", "skus")).
-		Bind(dbx.Params{"org": string(org), "skus": sqlparts.InValues(skus)}).
-		All(&rows)
+		AND ` + sqlparts.InList("sku", "skus") + selected).Bind(params).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("find products of organization %s by sku: %w", org, err)
 	}

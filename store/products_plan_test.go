@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/clock"
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/pocketbase/dbx"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
@@ -38,7 +39,7 @@ func TestProductQueriesUseIndexes(t *testing.T) {
 	}
 	_, err1 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100})
 	_, err2 := s.Catalog().ExportPage(org, store.ExportQuery{PageSize: 100, Since: clock.Now(app).Add(-time.Hour)})
-	_, err3 := s.Catalog().ProductsBySKU(org, skus)
+	_, err3 := s.Catalog().ProductsBySKU(org, enrichment.Selection{}, skus)
 	for _, db := range dbs {
 		db.QueryLogFunc = nil
 	}

@@ -26,6 +26,9 @@ type SubmitOptions struct {
 	// Idempotency, when set, is stored with the revisions in the same
 	// transaction, so a replay finds either the whole batch or nothing.
 	Idempotency *IdempotencyKey
+	// Selection is the submitting client's catalog: products it does not
+	// select are unmatched.
+	Selection enrichment.Selection
 }
 
 // submissionProduct is what matching and the base snapshot need of a product.
@@ -57,7 +60,7 @@ const revisionInsert = `INSERT INTO {{revisions}} ([[id]], [[organization]], [[a
 // it is a dry run, stores a pending revision for each CREATED one in a
 // single transaction: the whole batch or nothing. Results are in order.
 func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichment.Proposal, opts SubmitOptions) ([]enrichment.SubmissionResult, error) {
-	matches, err := s.matchSKUs(org, proposals)
+	matches, err := s.matchSKUs(org, opts.Selection, proposals)
 	if err != nil {
 		return nil, err
 	}
@@ -376,14 +379,15 @@ func dropUnmergeable(p *enrichment.Proposal, product submissionProduct) {
 	p.Ignored = append(p.Ignored, "attributes")
 }
 
-// matchSKUs loads org's active products whose SKU a proposal names, by SKU;
+// matchSKUs loads org's active products that sel selects whose SKU a
+// proposal names, by SKU (others stay unmatched);
 // more than one product under a SKU makes the match ambiguous.
-func (s *Proposals) matchSKUs(org enrichment.Org, proposals []enrichment.Proposal) (map[string][]submissionProduct, error) {
+func (s *Proposals) matchSKUs(org enrichment.Org, sel enrichment.Selection, proposals []enrichment.Proposal) (map[string][]submissionProduct, error) {
 	skus := make([]string, 0, len(proposals))
 	for _, p := range proposals {
 		skus = append(skus, p.SKU)
 	}
-	rows, err := activeBySKU[submissionProduct](s, org, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files", "attributeTemplate"})
+	rows, err := activeBySKU[submissionProduct](s, org, sel, skus, []string{"id", "sku", "name", "slug", "description", "attributes", "files", "attributeTemplate"})
 	if err != nil {
 		return nil, fmt.Errorf("match submitted skus: %w", err)
 	}
