@@ -149,3 +149,15 @@ type GapItem struct {
 	Completeness int      `json:"completeness"`
 	Gaps         []string `json:"gaps"`
 }
+
+// SlotsFilled is how many of before's gaps after no longer has: what a
+// decision that turned the one into the other filled.
+func SlotsFilled(before, after Completeness) int {
+	n := 0
+	for _, g := range before.Gaps {
+		if !slices.Contains(after.Gaps, g) {
+			n++
+		}
+	}
+	return n
+}

@@ -76,3 +76,21 @@ func TestGapRankKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestSlotsFilled(t *testing.T) {
+	before := Completeness{Gaps: []string{"description", "images", "attributes.Size"}}
+	after := Completeness{Gaps: []string{"images", "attributes.Color"}}
+	if n := SlotsFilled(before, after); n != 2 {
+		t.Errorf("filled %d, want 2 (description and Size; a new gap is no negative)", n)
+	}
+	m := NewFieldMask([]string{"name"}, []string{"name"}, nil) | ByPolicy
+	for _, c := range []struct{ set, want int }{{0, 0}, {3, 3}, {255, 255}, {300, 255}, {-1, 0}} {
+		got := m.WithSlotsFilled(c.set)
+		if got.SlotsFilled() != c.want || got&^(0xff<<16) != m {
+			t.Errorf("WithSlotsFilled(%d) = %b: %d filled, other bits %b", c.set, got, got.SlotsFilled(), got&^(0xff<<16))
+		}
+	}
+	if m.WithSlotsFilled(4).Undecided().SlotsFilled() != 0 {
+		t.Error("an undecided mask keeps slots filled")
+	}
+}

@@ -59,6 +59,19 @@ func (m FieldMask) AnyCorrected() bool { return m&(0x1f<<10) != 0 }
 // metrics' edges count autoAccepted from the same index as the fields.
 const ByPolicy FieldMask = 1 << 15
 
+// slotsShift places in a mask, in 8 bits, how many of its product's gaps
+// an accepted decision filled, so the metrics' edges count slotsFilled
+// from the same index as the fields.
+const slotsShift = 16
+
+// WithSlotsFilled is m counting n gaps filled (at most 255).
+func (m FieldMask) WithSlotsFilled(n int) FieldMask {
+	return m&^(0xff<<slotsShift) | FieldMask(min(max(n, 0), 0xff))<<slotsShift
+}
+
+// SlotsFilled is how many gaps the decision filled.
+func (m FieldMask) SlotsFilled() int { return int(m>>slotsShift) & 0xff }
+
 // Clean is the mask of places in EnrichableFields applied without
 // correction.
 func (m FieldMask) Clean() int { return int(m>>5) & 0x1f &^ (int(m>>10) & 0x1f) }

@@ -18,6 +18,9 @@ type AcceptanceMetrics struct {
 	ByField          []FieldMetrics  `json:"byField"`   // one per enrichable field, in API order
 	// accepted revisions a trust policy decided; also accepted and reviewed
 	AutoAccepted int `json:"autoAccepted"`
+	// gaps of products that accepted revisions filled (rolled back ones
+	// not counted)
+	SlotsFilled int `json:"slotsFilled"`
 	// ByModel is in GET /acceptance-rate only (nil elsewhere): each model
 	// version with a reviewed proposal in the window, by name then version.
 	ByModel []ModelMetrics `json:"byModel,omitzero"`

@@ -70,7 +70,7 @@ func TestProposalFlow(t *testing.T) {
 		{"reason":"off_brand","count":0},{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],
 		"corrected":0,"reverted":0,"byField":[{"field":"name","proposed":2,"applied":1,"corrected":0},{"field":"slug","proposed":1,"applied":0,"corrected":0},
 		{"field":"description","proposed":1,"applied":0,"corrected":0},{"field":"attributes","proposed":1,"applied":1,"corrected":0},
-		{"field":"files","proposed":0,"applied":0,"corrected":0}],"autoAccepted":0,"byModel":[]}`)
+		{"field":"files","proposed":0,"applied":0,"corrected":0}],"autoAccepted":0,"slotsFilled":0,"byModel":[]}`)
 
 	list := request(h, http.MethodGet, "/api/enrichment/revisions?sku=SKU-1", key, "")
 	if !strings.Contains(list.Body.String(), `"fields":{"name":"applied","slug":"not_applied","description":"not_applied"}`) {

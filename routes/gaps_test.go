@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 )
@@ -117,6 +119,26 @@ func TestGapsFollowTheirProducts(t *testing.T) {
 		t.Errorf("change feed's SKU-M: %v", c)
 	}
 
+	// the client filled 2 of SKU-M's gaps: in all, in a window whose edges
+	// are read from the revisions, and after a recount
+	filled := func(query string) int {
+		t.Helper()
+		r := request(h, http.MethodGet, "/api/enrichment/acceptance-rate"+query, key, "")
+		return decode[struct {
+			SlotsFilled int `json:"slotsFilled"`
+		}](t, r.Body.Bytes()).SlotsFilled
+	}
+	since := "?since=" + url.QueryEscape(time.Now().Add(-time.Minute).UTC().Format(time.RFC3339Nano))
+	if a, w := filled(""), filled(since); a != 2 || w != 2 {
+		t.Errorf("slotsFilled after the decision: %d in all, %d in the window; want 2", a, w)
+	}
+	if err := store.New(app).Metrics().RecountMetrics(f.A.Org); err != nil {
+		t.Fatal(err)
+	}
+	if a := filled(""); a != 2 {
+		t.Errorf("slotsFilled after a recount: %d", a)
+	}
+
 	// its rollback puts them back
 	roll := requestAuth(h, http.MethodPost, "/api/enrichment/review/rollbacks", token, fmt.Sprintf(`{"revision":%d}`, rev))
 	if roll.Code != 200 {
@@ -124,6 +146,10 @@ func TestGapsFollowTheirProducts(t *testing.T) {
 	}
 	if got := gaps("pageSize=1").skus(); !slices.Equal(got, []string{"SKU-M"}) || gaps("slot=description").TotalElements != 256 {
 		t.Errorf("after the rollback: first %v, lacking a description %d", got, gaps("slot=description").TotalElements)
+	}
+
+	if a, w := filled(""), filled(since); a != 0 || w != 0 {
+		t.Errorf("slotsFilled after the rollback: %d in all, %d in the window", a, w)
 	}
 
 	// the dashboard completes SKU-1: it leaves the list

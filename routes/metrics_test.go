@@ -244,7 +244,7 @@ func TestAcceptanceRateEmpty(t *testing.T) {
 					`{"reason":"incomplete","count":0},{"reason":"duplicate","count":0},{"reason":"other","count":0}],"corrected":0,"reverted":0,"byField":[` +
 					`{"field":"name","proposed":0,"applied":0,"corrected":0},{"field":"slug","proposed":0,"applied":0,"corrected":0},` +
 					`{"field":"description","proposed":0,"applied":0,"corrected":0},{"field":"attributes","proposed":0,"applied":0,"corrected":0},` +
-					`{"field":"files","proposed":0,"applied":0,"corrected":0}],"autoAccepted":0,"byModel":[]}`
+					`{"field":"files","proposed":0,"applied":0,"corrected":0}],"autoAccepted":0,"slotsFilled":0,"byModel":[]}`
 				if got := strings.TrimSpace(string(body)); got != want {
 					t.Errorf("got %s\nwant %s", got, want)
 				}

@@ -274,15 +274,16 @@ func (s *Review) decideOne(w *setWriter, rev *setRow, products map[string]*setPr
 		o.Undecided = err == nil
 		return err
 	}
+	filled := 0
 	if len(applied.Fields) > 0 {
 		if p == nil || !p.Active {
 			return productGone()
 		}
-		if err := w.apply(rev.ID, p, applied); err != nil {
+		if filled, err = w.apply(rev.ID, p, applied); err != nil {
 			return err
 		}
 	}
-	mask := enrichment.NewFieldMask(under.Proposed.Names(), applied.Fields, applied.Corrections.Keys())
+	mask := enrichment.NewFieldMask(under.Proposed.Names(), applied.Fields, applied.Corrections.Keys()).WithSlotsFilled(filled)
 	if err := w.revision(rev, p, d, applied, mask); err != nil {
 		return err
 	}

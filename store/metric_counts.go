@@ -105,8 +105,12 @@ var counterColumns = func() []counterColumn {
 	// decisions a trust policy made (enrichment.ByPolicy)
 	cols = append(cols, counterColumn{"autoAccepted", accepted + " AND [[decidedBy]] = 'policy'"})
 	maskParts = append(maskParts, "(("+accepted+" AND COALESCE([[decidedBy]], '') = 'policy') << 15)")
+	// the gaps an accepted revision filled, which only its decision knew:
+	// a recount keeps them from the stored mask
+	maskParts = append(maskParts, "(COALESCE([[decisionMask]], 0) & (255 << 16))")
 	decisionMaskSQL = strings.Join(maskParts, " | ")
-	return append(cols, counterColumn{enrichment.StatusReverted, "[[status]] = 'reverted'"})
+	return append(cols, counterColumn{enrichment.StatusReverted, "[[status]] = 'reverted'"},
+		counterColumn{"slotsFilled", "CASE WHEN " + accepted + " THEN (COALESCE([[decisionMask]], 0) >> 16) & 255 ELSE 0 END"})
 }()
 
 // decisionMaskSQL computes a decided revision's decisionMask
@@ -183,6 +187,7 @@ func (c counts) countFields(mask enrichment.FieldMask, n int) {
 	if mask&enrichment.ByPolicy != 0 { // a policy only accepts
 		c.bump("autoAccepted", n)
 	}
+	c.bump("slotsFilled", n*mask.SlotsFilled()) // note: only an accepted decision's mask has any
 	for i, f := range enrichment.EnrichableFields {
 		if mask.Proposed(i) {
 			c.bump("proposed_"+f, n)
@@ -215,6 +220,7 @@ func (c counts) addTo(m *enrichment.AcceptanceMetrics) {
 	m.Corrected += get("corrected")
 	m.AutoAccepted += get("autoAccepted")
 	m.Reverted += get(enrichment.StatusReverted)
+	m.SlotsFilled += get("slotsFilled")
 	for i := range m.ByField {
 		f := &m.ByField[i]
 		f.Proposed += get("proposed_" + f.Field)

@@ -154,8 +154,9 @@ type productEdits struct {
 	org    enrichment.Org
 	memory *acceptedMemory
 	check  *productChecker
-	// option ids of each template's attributes, read once
+	// option ids of each template's attributes, and its slots, read once
 	templates map[string]map[string]int64
+	slots     map[string][]enrichment.SlotOption
 
 	changed map[string]*enrichment.ProductValues // products with values applied
 	fields  map[string][]string                  // and the fields applied to each
@@ -171,7 +172,7 @@ func (s *Review) newProductEdits(org enrichment.Org, products []string) (*produc
 	if err != nil {
 		return nil, err
 	}
-	return &productEdits{s: s, org: org, memory: memory, check: check, templates: map[string]map[string]int64{},
+	return &productEdits{s: s, org: org, memory: memory, check: check, templates: map[string]map[string]int64{}, slots: map[string][]enrichment.SlotOption{},
 		changed: map[string]*enrichment.ProductValues{}, fields: map[string][]string{}}, nil
 }
 
@@ -180,29 +181,30 @@ func (w *productEdits) close() { w.memory.close() }
 // apply applies what a decision on revision applies to p's values in
 // memory, once the product's field rules accept them, and remembers the
 // accepted values; write writes the products.
-func (w *productEdits) apply(revision string, p *setProduct, applied enrichment.Applied) error {
+func (w *productEdits) apply(revision string, p *setProduct, applied enrichment.Applied) (filled int, err error) {
 	after := p.values
 	var link attributeLinker
 	if applied.Values.Attributes != nil {
 		byName, ok := w.templates[p.Template]
 		if !ok {
-			var err error
 			if byName, err = w.s.Review().templateOptionIDs(w.org, p.Template); err != nil {
-				return err
+				return 0, err
 			}
 			w.templates[p.Template] = byName
 		}
-		var err error
 		if link, err = w.s.Review().linkerWith(w.org, byName, *applied.Values.Attributes); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	applyValues(&after, applied.Values, applied.Fields, link)
 	if err := w.check.check(after, applied.Fields); err != nil {
-		return err
+		return 0, err
 	}
 	if err := w.memory.remember(revision, p.ID, acceptedChanges(p.values, after, applied.Fields)); err != nil {
-		return err
+		return 0, err
+	}
+	if filled, err = w.filled(p, after); err != nil {
+		return 0, err
 	}
 	p.values = after
 	w.changed[p.ID] = &p.values
@@ -211,7 +213,25 @@ func (w *productEdits) apply(revision string, p *setProduct, applied enrichment.
 			w.fields[p.ID] = append(w.fields[p.ID], f)
 		}
 	}
-	return nil
+	return filled, nil
+}
+
+// filled is how many of p's gaps its values after a decision fill (its
+// images, which no decision changes, aside).
+func (w *productEdits) filled(p *setProduct, after enrichment.ProductValues) (int, error) {
+	slots, ok := w.slots[p.Template]
+	if !ok {
+		all, err := w.s.Catalog().slotOptionsOf(w.org, []string{p.Template})
+		if err != nil {
+			return 0, err
+		}
+		slots = all[p.Template]
+		w.slots[p.Template] = slots
+	}
+	gaps := func(v enrichment.ProductValues) enrichment.Completeness {
+		return enrichment.CompletenessOf(enrichment.SlotValues{Description: v.Description, Images: 1, Attributes: v.Attributes}, slots)
+	}
+	return enrichment.SlotsFilled(gaps(p.values), gaps(after)), nil
 }
 
 // write writes the products edited, with their new update time.
