@@ -2,6 +2,7 @@ package enrichment
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,4 +161,57 @@ func SlotsFilled(before, after Completeness) int {
 		}
 	}
 	return n
+}
+
+// CompletenessOverview is an organization's completeness (or several
+// organizations' together) in the reviewers' overview.
+type CompletenessOverview struct {
+	Completeness float64           `json:"completeness"` // the mean over active products, 0..100
+	Products     int               `json:"products"`     // active products
+	History      []CompletenessDay `json:"history"`      // by day, oldest first, today included
+}
+
+// CompletenessDay is the completeness of one day (its last measure).
+type CompletenessDay struct {
+	Day          string  `json:"day" db:"day"` // YYYY-MM-DD, UTC
+	Completeness float64 `json:"completeness" db:"completeness"`
+	Products     int     `json:"products" db:"products"`
+}
+
+// Add adds o's products to c, the completeness weighted by products,
+// day by day.
+func (c *CompletenessOverview) Add(o CompletenessOverview) {
+	weigh := func(a float64, na int, b float64, nb int) float64 {
+		if na+nb == 0 {
+			return 0
+		}
+		return (a*float64(na) + b*float64(nb)) / float64(na+nb)
+	}
+	c.Completeness = weigh(c.Completeness, c.Products, o.Completeness, o.Products)
+	c.Products += o.Products
+	byDay := map[string]int{}
+	for i, d := range c.History {
+		byDay[d.Day] = i
+	}
+	for _, d := range o.History {
+		i, ok := byDay[d.Day]
+		if !ok {
+			c.History = append(c.History, d)
+			byDay[d.Day] = len(c.History) - 1
+			continue
+		}
+		h := &c.History[i]
+		h.Completeness, h.Products = weigh(h.Completeness, h.Products, d.Completeness, d.Products), h.Products+d.Products
+	}
+	slices.SortFunc(c.History, func(a, b CompletenessDay) int { return strings.Compare(a.Day, b.Day) })
+}
+
+// Rounded is c with its figures to a tenth, as the overview gives them.
+func (c CompletenessOverview) Rounded() CompletenessOverview {
+	tenth := func(x float64) float64 { return math.Round(x*10) / 10 }
+	c.Completeness = tenth(c.Completeness)
+	for i := range c.History {
+		c.History[i].Completeness = tenth(c.History[i].Completeness)
+	}
+	return c
 }

@@ -128,8 +128,9 @@ type ClientMetrics struct {
 // anything fared, and all of them together, without a window; and the
 // Trends of all of them together.
 type Overview struct {
-	Clients     []ClientMetrics     `json:"clients"`
-	All         AcceptanceMetrics   `json:"all"`
-	Weekly      []WeekMetrics       `json:"weekly"`
-	Calibration []ConfidenceMetrics `json:"calibration"`
+	Completeness CompletenessOverview `json:"completeness"`
+	Clients      []ClientMetrics      `json:"clients"`
+	All          AcceptanceMetrics    `json:"all"`
+	Weekly       []WeekMetrics        `json:"weekly"`
+	Calibration  []ConfidenceMetrics  `json:"calibration"`
 }

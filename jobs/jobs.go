@@ -21,6 +21,19 @@ func Register(app core.App) {
 	app.Cron().MustAdd(ExpireProposalsJob, "*/10 * * * *", func() { ExpireProposals(app) })
 	app.Cron().MustAdd("enrichmentPurgeChanges", "43 3 * * *", func() { PurgeChanges(app) })
 	app.Cron().MustAdd("enrichmentIdempotencyPurge", "17 3 * * *", func() { PurgeIdempotencyKeys(app) })
+	// note: hourly, so each day's row is at most an hour older than its end
+	app.Cron().MustAdd(CompletenessJob, "53 * * * *", func() { RecordCompleteness(app) })
+}
+
+// CompletenessJob is the cron id of the job that keeps the organizations'
+// completeness of the day.
+const CompletenessJob = "enrichmentCompleteness"
+
+// RecordCompleteness writes every organization's completeness of the day.
+func RecordCompleteness(app core.App) {
+	if _, err := store.New(app).Catalog().RecordCompleteness(clock.Now(app)); err != nil {
+		app.Logger().Error("enrichment: record the completeness of the day", "error", err.Error())
+	}
 }
 
 // PurgeIdempotencyKeys forgets the externalSubmissionIds answered longer ago

@@ -16,7 +16,8 @@ var overviewRoutes = []route{
 // reviewOverview answers the reviewers' page with the acceptance metrics of
 // every API client that proposed anything, computed by the store code of
 // GET /acceptance-rate (no window), and of all of them together, each with
-// its trends (the last weeks' decisions and the decisions by confidence). A
+// its trends (the last weeks' decisions and the decisions by confidence),
+// and the catalog's completeness now and by day (weighted by products). A
 // reviewer sees their organization; a superuser every organization, or the
 // one named by ?organization=ID.
 func reviewOverview(e *core.RequestEvent) error {
@@ -27,7 +28,8 @@ func reviewOverview(e *core.RequestEvent) error {
 	st := store.New(e.App)
 	now := clock.Now(e.App)
 	all := enrichment.NewTrends(now)
-	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics()}
+	out := enrichment.Overview{Clients: []enrichment.ClientMetrics{}, All: enrichment.NewAcceptanceMetrics(),
+		Completeness: enrichment.CompletenessOverview{History: []enrichment.CompletenessDay{}}}
 	for _, org := range orgs {
 		o, err := st.Metrics().Overview(org)
 		if err != nil {
@@ -48,8 +50,14 @@ func reviewOverview(e *core.RequestEvent) error {
 			out.Clients = append(out.Clients, c)
 		}
 		out.All.Add(o.All)
+		c, err := st.Catalog().CompletenessOverview(org, now)
+		if err != nil {
+			return internalError(e, "measure the completeness", err)
+		}
+		out.Completeness.Add(c)
 	}
 	out.All.Finish()
+	out.Completeness = out.Completeness.Rounded()
 	all.Finish()
 	out.Weekly, out.Calibration = all.Weekly, all.Calibration
 	return e.JSON(http.StatusOK, out)

@@ -12,3 +12,13 @@ const (
 	// index alone.
 	IdxProductsGaps = "idx_products_gaps"
 )
+
+// The organizations' completeness per day
+// (migrations/1795277300_completeness_history.go).
+const (
+	// CompletenessHistoryTable holds, per organization and day, the mean
+	// completeness of its active products and their number.
+	CompletenessHistoryTable = "_enrichment_completeness_history"
+	// CompletenessHistoryOrgTrigger forgets an organization's history with it.
+	CompletenessHistoryOrgTrigger = "enrichment_completeness_history_org_delete"
+)
