@@ -82,6 +82,7 @@ func (m *AcceptanceMetrics) Add(o AcceptanceMetrics) {
 	}
 	m.Corrected += o.Corrected
 	m.AutoAccepted += o.AutoAccepted
+	m.SlotsFilled += o.SlotsFilled
 	m.Reverted += o.Reverted
 	for i := range m.ByField {
 		m.ByField[i].Proposed += o.ByField[i].Proposed

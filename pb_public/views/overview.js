@@ -1,5 +1,6 @@
 // The overview, from the server's overview route alone (one request): the
-// acceptance per API client; per week over the last 12 weeks; by
+// catalog's completeness by day; the acceptance per API client (with the
+// gaps each filled); per week over the last 12 weeks; by
 // confidence (does a higher confidence mean a higher acceptance?); and the
 // reasons given, with the figures GET /api/enrichment/acceptance-rate
 // gives each client. Each chart has its table beside it, for people who
@@ -34,7 +35,10 @@ export async function showOverview() {
     };
     pick.addEventListener('change', drawDetail);
     replace(body,
-      summary(o.all),
+      summary(o.all, o.completeness),
+      h('section', { class: 'chart card', 'aria-labelledby': 'completeness-title' },
+        h('h3', { id: 'completeness-title' }, 'Completeness of the catalog, by day'),
+        completenessChart(o.completeness)),
       h('section', { class: 'chart card', 'aria-labelledby': 'per-client' },
         h('h3', { id: 'per-client' }, 'Acceptance rate per API client'),
         clientTable(o.clients)),
@@ -61,9 +65,11 @@ function percent(rate) {
   return `${(rate * 100).toFixed(2)} %`;
 }
 
-function summary(m) {
+function summary(m, c) {
   const tile = (label, value) => h('div', { class: 'tile' }, h('span', { class: 'value' }, value), h('span', { class: 'label' }, label));
   return h('div', { class: 'tiles', id: 'summary' },
+    tile(`complete, of ${c.products} products`, `${c.completeness.toFixed(1)} %`),
+    tile('gaps filled by vendors', String(m.slotsFilled)),
     tile('accepted of reviewed', m.reviewed ? percent(m.acceptanceRate) : '–'),
     tile('reviewed', String(m.reviewed)),
     tile('pending', String(m.pending)),
@@ -85,7 +91,7 @@ function clientTable(clients) {
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'API client'), h('th', { scope: 'col', class: 'wide' }, 'Acceptance rate'),
       h('th', { scope: 'col', class: 'num opt' }, 'Accepted'), h('th', { scope: 'col', class: 'num' }, 'Reviewed'),
-      h('th', { scope: 'col', class: 'num opt' }, 'Pending'))),
+      h('th', { scope: 'col', class: 'num opt' }, 'Pending'), h('th', { scope: 'col', class: 'num' }, 'Gaps filled'))),
     h('tbody', {}, clients.map(({ id, metrics: m, ...c }) => h('tr', {
       dataset: { client: String(id), rate: String(m.acceptanceRate), accepted: String(m.accepted), reviewed: String(m.reviewed), pending: String(m.pending) },
     },
@@ -93,7 +99,40 @@ function clientTable(clients) {
     h('td', {}, bar(m.acceptanceRate, m.reviewed ? percent(m.acceptanceRate) : 'nothing reviewed', !m.reviewed)),
     h('td', { class: 'num opt' }, String(m.accepted)),
     h('td', { class: 'num' }, String(m.reviewed)),
-    h('td', { class: 'num opt' }, String(m.pending))))));
+    h('td', { class: 'num opt' }, String(m.pending)),
+    h('td', { class: 'num', dataset: { slotsFilled: String(m.slotsFilled) } }, String(m.slotsFilled))))));
+}
+
+// completenessChart draws the catalog's mean completeness per day (a day
+// the job did not measure has no point), with its table beside it.
+function completenessChart(c) {
+  const days = c.history;
+  const W = chartWidth();
+  const H = 160;
+  const pad = { l: 44, r: 28, t: 12, b: 34 };
+  const x = (i) => pad.l + (days.length < 2 ? (W - pad.l - pad.r) / 2 : (i * (W - pad.l - pad.r)) / (days.length - 1));
+  const y = (pct) => pad.t + (1 - pct / 100) * (H - pad.t - pad.b);
+  const grid = [0, 50, 100].map((p) => [
+    svg('line', { x1: pad.l, x2: W - pad.r, y1: y(p), y2: y(p), class: 'grid' }),
+    svg('text', { x: pad.l - 6, y: y(p) + 4, 'text-anchor': 'end', class: 'axis' }, `${p} %`),
+  ]);
+  const points = days.map((d, i) => [x(i), y(d.completeness), d]);
+  const ends = days.length ? [0, days.length - 1].map((i) => svg('text', {
+    x: x(i), y: H - 12, 'text-anchor': 'middle', class: 'axis',
+  }, shortDate(days[i].day))) : [];
+  return h('figure', { class: 'plot' },
+    svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'completeness-title', id: 'completeness-chart' }, grid, ends,
+      points.length > 1 ? svg('polyline', {
+        points: points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' '), fill: 'none', stroke: palette[0], 'stroke-width': 2,
+      }) : null,
+      points.map(([px, py, d]) => svg('circle', { cx: px, cy: py, r: 3.5, fill: palette[0] },
+        svg('title', {}, `${d.day}: ${d.completeness.toFixed(1)} % of ${d.products} products`)))),
+    h('details', {}, h('summary', {}, 'As a table'), h('div', scrollRegion('Completeness by day, as a table'),
+      h('table', { class: 'data', id: 'completeness-table' },
+        h('thead', {}, h('tr', {}, ['Day', 'Completeness', 'Products'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, days.map((d) => h('tr', { dataset: { day: d.day, completeness: String(d.completeness) } },
+          h('th', { scope: 'row' }, d.day), h('td', { class: 'num' }, `${d.completeness.toFixed(1)} %`),
+          h('td', { class: 'num' }, String(d.products)))))))));
 }
 
 // weeklyChart draws one line per client (and all together, dashed) of the

@@ -281,12 +281,25 @@ export function context(product) {
       fact('Brand', product.expand?.brand?.name),
       fact('Categories', categories.join(' › ')),
       fact('Template', product.expand?.attributeTemplate?.name),
+      completeness(product),
       product.active ? null : fact('Status', 'inactive')),
     // note: only superusers may use the dashboard
     api.isSuperuser() ? h('a', {
       href: `/_/#/collections?collection=products&record=${encodeURIComponent(product.id)}`, target: '_blank', rel: 'noopener',
       class: 'dashboard', title: 'The product in the dashboard (superusers)',
     }, 'Dashboard record') : null);
+}
+
+// completeness is the product's completeness and its gaps, most important
+// first, as the vendors' gaps list gives them (as the product is now).
+function completeness(product) {
+  if (typeof product.completeness !== 'number') return null;
+  const gaps = Array.isArray(product.gaps) ? product.gaps.map((g) => String(g).replace(/^attributes\./, '')) : [];
+  return [
+    h('dt', {}, 'Completeness'),
+    h('dd', { id: 'product-completeness', dataset: { completeness: String(product.completeness) } },
+      `${product.completeness} %`, gaps.length ? h('span', { class: 'muted' }, ` · missing ${gaps.join(', ')}`) : null),
+  ];
 }
 
 function warnings(rev, product, changed) {
