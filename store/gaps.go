@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json/jsontext"
 	"fmt"
+	"maps"
+	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
@@ -197,7 +199,7 @@ func (s *Catalog) allSlotOptions(org enrichment.Org) (map[string][]enrichment.Sl
 // template again: its options changed. note: a chunk at a time by id, so
 // a template of 1M products is 2,000 chunks of the same cost
 func (s *Catalog) RefreshTemplateGaps(org enrichment.Org, template string) error {
-	return s.refreshWhere(org, dbx.HashExp{"attributeTemplate": template}, nil)
+	return s.refreshWhere(org, " AND [[attributeTemplate]] = {:template}", dbx.Params{"template": template}, nil)
 }
 
 // RefreshAllGaps writes the gaps index rows of every product of every
@@ -210,7 +212,7 @@ func (s *Catalog) RefreshAllGaps(progress func(done int)) error {
 	}
 	done := 0
 	for _, org := range orgs {
-		err := s.refreshWhere(enrichment.Org(org), nil, func(n int) {
+		err := s.refreshWhere(enrichment.Org(org), "", nil, func(n int) {
 			done += n
 			if progress != nil {
 				progress(done)
@@ -224,31 +226,35 @@ func (s *Catalog) RefreshAllGaps(progress func(done int)) error {
 }
 
 // refreshWhere refreshes the rows of org's products that match where (all
-// without), in id order a chunk at a time.
-func (s *Catalog) refreshWhere(org enrichment.Org, where dbx.Expression, progress func(n int)) error {
-	after := int64(0)
-	for {
-		var ids []int64
-		q := s.db().Select("CAST([[id]] AS INTEGER)").From(schema.Products).
-			Where(dbx.HashExp{"organization": string(org)}).
-			AndWhere(dbx.NewExp("CAST([[id]] AS INTEGER) > {:after}", dbx.Params{"after": after}))
-		if where != nil {
-			q = q.AndWhere(where)
+// without), in id order a chunk at a time. note: the active products, then
+// the others, each a seek on the export index from the last chunk's id:
+// without active in the condition every chunk scanned the organization
+func (s *Catalog) refreshWhere(org enrichment.Org, where string, params dbx.Params, progress func(n int)) error {
+	for _, active := range []bool{true, false} {
+		after := int64(0)
+		for {
+			var ids []int64
+			bound := dbx.Params{"org": string(org), "active": active, "after": after}
+			maps.Copy(bound, params)
+			err := s.db().NewQuery(`SELECT CAST([[id]] AS INTEGER) FROM {{` + schema.Products + `}} INDEXED BY ` + schema.IdxProductsExport + `
+				WHERE [[organization]] = {:org} AND [[active]] = {:active} AND CAST([[id]] AS INTEGER) > {:after}` + where + `
+				ORDER BY CAST([[id]] AS INTEGER) LIMIT ` + strconv.Itoa(gapChunk)).Bind(bound).Column(&ids)
+			if err != nil {
+				return fmt.Errorf("list products of organization %s: %w", org, err)
+			}
+			if len(ids) == 0 {
+				break
+			}
+			if err := s.refreshGapChunk(org, ids); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(len(ids))
+			}
+			after = ids[len(ids)-1]
 		}
-		if err := q.OrderBy("CAST([[id]] AS INTEGER)").Limit(gapChunk).Column(&ids); err != nil {
-			return fmt.Errorf("list products of organization %s: %w", org, err)
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		if err := s.refreshGapChunk(org, ids); err != nil {
-			return err
-		}
-		if progress != nil {
-			progress(len(ids))
-		}
-		after = ids[len(ids)-1]
 	}
+	return nil
 }
 
 // completenessOf measures assembled products (they carry what fills their
