@@ -60,7 +60,8 @@ func TestQueueDiffAndPartialAccept(t *testing.T) {
 	}
 	waitRevision(t, ctx, runner) // the first is opened at once
 	facts := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#product-context dt')].map(d => [d.textContent, d.nextElementSibling.textContent]))`)
-	if want := map[string]string{"Brand": "Acme", "Categories": "Shoes › Running", "Template": "Shoes"}; !maps.Equal(facts, want) {
+	if want := map[string]string{"Brand": "Acme", "Categories": "Shoes › Running", "Template": "Shoes",
+		"Completeness": "75 % · missing Size"}; !maps.Equal(facts, want) {
 		t.Errorf("product context %v, want %v", facts, want)
 	}
 	waitFor(t, ctx, "the product's image", `document.querySelector('#product-context img.thumb')?.naturalWidth === 64`)

@@ -87,11 +87,13 @@ function bar(share, text, none = false) {
 }
 
 function clientTable(clients) {
+  // note: the gaps each client filled, as bars against the most any filled
+  const mostFilled = Math.max(1, ...clients.map((c) => c.metrics.slotsFilled));
   return h('table', { class: 'bars', id: 'client-chart' },
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'API client'), h('th', { scope: 'col', class: 'wide' }, 'Acceptance rate'),
       h('th', { scope: 'col', class: 'num opt' }, 'Accepted'), h('th', { scope: 'col', class: 'num' }, 'Reviewed'),
-      h('th', { scope: 'col', class: 'num opt' }, 'Pending'), h('th', { scope: 'col', class: 'num' }, 'Gaps filled'))),
+      h('th', { scope: 'col', class: 'num opt' }, 'Pending'), h('th', { scope: 'col', class: 'opt' }, 'Gaps filled'))),
     h('tbody', {}, clients.map(({ id, metrics: m, ...c }) => h('tr', {
       dataset: { client: String(id), rate: String(m.acceptanceRate), accepted: String(m.accepted), reviewed: String(m.reviewed), pending: String(m.pending) },
     },
@@ -100,7 +102,8 @@ function clientTable(clients) {
     h('td', { class: 'num opt' }, String(m.accepted)),
     h('td', { class: 'num' }, String(m.reviewed)),
     h('td', { class: 'num opt' }, String(m.pending)),
-    h('td', { class: 'num', dataset: { slotsFilled: String(m.slotsFilled) } }, String(m.slotsFilled))))));
+    h('td', { class: 'opt', dataset: { slotsFilled: String(m.slotsFilled) } },
+      bar(m.slotsFilled / mostFilled, String(m.slotsFilled), !m.slotsFilled))))));
 }
 
 // completenessChart draws the catalog's mean completeness per day (a day
