@@ -181,4 +181,12 @@ func TestClientCatalogRefused(t *testing.T) {
 		!strings.Contains(err.Error(), `"Drills"`) {
 		t.Errorf("apikey select of B's template: %v", err)
 	}
+	// the selected template goes away behind the service's back: the key still rotates
+	if _, err := app.DB().NewQuery("DELETE FROM attribute_templates WHERE name = 'Shoes'").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	next := apikey.New("")
+	if _, err := store.New(app).Accounts().RotateKey(id, next.Hash, next.Shown, 0); err != nil {
+		t.Errorf("rotating the key of a client whose selected template is gone: %v", err)
+	}
 }
