@@ -1,11 +1,15 @@
 package hooks
 
 import (
+	"fmt"
+
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // registerProducts raises the organization's generation with every product
@@ -28,7 +32,7 @@ func registerProducts(app core.App) {
 				if err := st.BumpGeneration(org); err != nil {
 					return err
 				}
-				return refreshProductGaps(st, org, e.Record)
+				return refreshProductGaps(txApp, org, e.Record)
 			})
 		},
 	})
@@ -50,7 +54,7 @@ func registerProducts(app core.App) {
 				if err := st.Catalog().RecordUpserts(org, []int64{id}); err != nil {
 					return err
 				}
-				return refreshProductGaps(st, org, e.Record)
+				return refreshProductGaps(txApp, org, e.Record)
 			})
 		},
 	})
@@ -59,12 +63,27 @@ func registerProducts(app core.App) {
 
 // refreshProductGaps keeps the gaps index of a product saved through
 // PocketBase.
-func refreshProductGaps(st *store.Store, org enrichment.Org, r *core.Record) error {
+func refreshProductGaps(app core.App, org enrichment.Org, r *core.Record) error {
 	id, err := recordID(r)
 	if err != nil {
 		return err
 	}
-	return st.Catalog().RefreshGaps(org, []int64{id})
+	if err := store.New(app).Catalog().RefreshGaps(org, []int64{id}); err != nil {
+		return err
+	}
+	// note: the saved record answers the request (the dashboard shows it):
+	// it gets the figures just written
+	var g struct {
+		Completeness int    `db:"completeness"`
+		Gaps         string `db:"gaps"`
+	}
+	if err := app.DB().Select("completeness", "gaps").From(schema.Products).
+		Where(dbx.HashExp{"id": r.Id}).One(&g); err != nil {
+		return fmt.Errorf("read the gaps of product %s: %w", r.Id, err)
+	}
+	r.Set("completeness", g.Completeness)
+	r.Set("gaps", types.JSONRaw(g.Gaps))
+	return nil
 }
 
 // registerOptionGaps refreshes the gaps of every product of a template

@@ -159,6 +159,8 @@ func TestGapsFollowTheirProducts(t *testing.T) {
 		lookupID(t, app, "attribute_options", "attribute", "Color", f.A.Org))
 	if r := requestAuth(h, http.MethodPatch, patch, su, `{"attributes":`+attrs+`}`); r.Code != 200 {
 		t.Fatalf("save SKU-1: %d %s", r.Code, r.Body)
+	} else if !strings.Contains(r.Body.String(), `"completeness":100`) || !strings.Contains(r.Body.String(), `"gaps":[]`) {
+		t.Errorf("the saved record answers with its old completeness: %.300s", r.Body)
 	}
 	if p := gaps("template=Shoes"); slices.Contains(p.skus(), "SKU-1") || p.TotalElements != 3 {
 		t.Errorf("after completing SKU-1: %v", p.skus())
