@@ -129,24 +129,6 @@ func apikeySelect(app core.App) *cobra.Command {
 	return c
 }
 
-// catalogSummary is a client's catalog in a line: "whole", or the lists
-// it selects on.
-func catalogSummary(sel enrichment.Selection) string {
-	if sel.Whole() {
-		return "whole"
-	}
-	var parts []string
-	for _, l := range []struct {
-		name   string
-		values []string
-	}{{"templates", sel.Templates}, {"brands", sel.Brands}, {"categories", sel.Categories}} {
-		if len(l.values) > 0 {
-			parts = append(parts, l.name+" "+strings.Join(l.values, ","))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
 // listOrAny renders a selection's list, "any" when it is empty.
 func listOrAny(l []string) string {
 	if len(l) == 0 {
@@ -236,7 +218,7 @@ func apikeyList(app core.App) *cobra.Command {
 				return printJSON(c.OutOrStdout(), clients)
 			}
 			w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tNAME\tKEY\tSCOPES\tRATE/S\tACTIVE\tLAST USED\tCATALOG")
+			fmt.Fprintln(w, "ID\tNAME\tKEY\tSCOPES\tRATE/S\tACTIVE\tLAST USED")
 			for _, cl := range clients {
 				lastUsed := "never"
 				if !cl.LastUsedAt.IsZero() {
@@ -246,8 +228,8 @@ func apikeyList(app core.App) *cobra.Command {
 				if cl.RateLimit > 0 {
 					rate = strconv.Itoa(cl.RateLimit)
 				}
-				fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%s\t%t\t%s\t%s\n", cl.ID, cl.Name, cl.KeyPrefix,
-					strings.Join(cl.Scopes, ","), rate, cl.Active, lastUsed, catalogSummary(cl.Catalog))
+				fmt.Fprintf(w, "%d\t%s\t%s…\t%s\t%s\t%t\t%s\n", cl.ID, cl.Name, cl.KeyPrefix,
+					strings.Join(cl.Scopes, ","), rate, cl.Active, lastUsed)
 			}
 			return w.Flush()
 		},

@@ -313,7 +313,7 @@ func TestAPIKeyList(t *testing.T) {
 		if len(lines) != 3 {
 			t.Fatalf("want a header and 2 rows, got:\n%s", out)
 		}
-		for _, h := range []string{"ID", "NAME", "KEY", "SCOPES", "ACTIVE", "LAST USED", "CATALOG"} {
+		for _, h := range []string{"ID", "NAME", "KEY", "SCOPES", "ACTIVE", "LAST USED"} {
 			if !strings.Contains(lines[0], h) {
 				t.Errorf("header %q lacks %q", lines[0], h)
 			}
