@@ -130,33 +130,27 @@ func (t *target) authProbe() *kind {
 // export pages through the catalog: at random ("random"), always the first
 // page, or always the last full one (a short last page would be cheaper).
 func (t *target) export(name string, size int, which string) *kind {
-	n := len(t.Products) / size // full pages
-	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: countProducts,
-		Next: func(rng *rand.Rand, _ int) request {
-			page := 0
-			switch which {
-			case "random":
-				page = rng.IntN(pages(len(t.Products), size))
-			case "last":
-				page = n - 1
-			}
-			return request{Method: "GET", URL: "/api/enrichment/products?page=" + strconv.Itoa(page) + "&pageSize=" + strconv.Itoa(size)}
-		}}
+	return t.paged(name, "/api/enrichment/products", len(t.Products), size, which, countProducts)
 }
 
 // gaps pages through the gaps list as export pages through the catalog.
 func (t *target) gaps(name string, size int, which string) *kind {
-	n := t.GapsTotal / size // full pages
-	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: countGapItems,
+	return t.paged(name, "/api/enrichment/gaps", t.GapsTotal, size, which, countGapItems)
+}
+
+// paged asks for pages of size of a list of total items at path.
+func (t *target) paged(name, path string, total, size int, which string, count func([]byte) int) *kind {
+	n := total / size // full pages
+	return &kind{Name: name, Unit: "products", Header: t.keyHeader(), Count: count,
 		Next: func(rng *rand.Rand, _ int) request {
 			page := 0
 			switch which {
 			case "random":
-				page = rng.IntN(max(pages(t.GapsTotal, size), 1))
+				page = rng.IntN(max(pages(total, size), 1))
 			case "last":
 				page = max(n-1, 0)
 			}
-			return request{Method: "GET", URL: "/api/enrichment/gaps?page=" + strconv.Itoa(page) + "&pageSize=" + strconv.Itoa(size)}
+			return request{Method: "GET", URL: path + "?page=" + strconv.Itoa(page) + "&pageSize=" + strconv.Itoa(size)}
 		}}
 }
 

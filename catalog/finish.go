@@ -201,6 +201,7 @@ func (im *importer) linkEarlyTemplates() error {
 		return err
 	}
 	var relinks []ImportRelink
+	var relinked []int64
 	for _, e := range im.early {
 		row, ok := rows[e.id]
 		if !ok || !im.grown[e.template] {
@@ -217,12 +218,14 @@ func (im *importer) linkEarlyTemplates() error {
 		}
 		row.Template, row.Attributes = t.ID, text
 		relinks = append(relinks, ImportRelink{ID: e.id, Template: t.ID, Attributes: text, Hash: storedHash(row)})
+		relinked = append(relinked, e.id)
 		im.rewritten(e.outcome)
 	}
 	if err := im.tables.RelinkImportProducts(im.org, relinks, im.now); err != nil {
 		return err
 	}
-	return im.refreshGaps(len(relinks), func(i int) int64 { return relinks[i].ID })
+	// note: their slots are the template's now
+	return im.s.Catalog().RefreshGaps(im.org, relinked)
 }
 
 // deactivateMissing deactivates the organization's active products that

@@ -263,13 +263,3 @@ func (im *importer) writeBatch(write []ImportProductRow, ids []int64) error {
 	im.batch = im.batch[:0]
 	return nil
 }
-
-// refreshGaps computes again the gaps of n products written, the
-// i-th being id(i).
-func (im *importer) refreshGaps(n int, id func(i int) int64) error {
-	ids := make([]int64, n)
-	for i := range ids {
-		ids[i] = id(i)
-	}
-	return im.s.Catalog().RefreshGaps(im.org, ids)
-}

@@ -208,10 +208,12 @@ func (c *CompletenessOverview) Add(o CompletenessOverview) {
 
 // Rounded is c with its figures to a tenth, as the overview gives them.
 func (c CompletenessOverview) Rounded() CompletenessOverview {
-	tenth := func(x float64) float64 { return math.Round(x*10) / 10 }
-	c.Completeness = tenth(c.Completeness)
+	c.Completeness = RoundTenth(c.Completeness)
 	for i := range c.History {
-		c.History[i].Completeness = tenth(c.History[i].Completeness)
+		c.History[i].Completeness = RoundTenth(c.History[i].Completeness)
 	}
 	return c
 }
+
+// RoundTenth rounds a completeness to a tenth.
+func RoundTenth(x float64) float64 { return math.Round(x*10) / 10 }

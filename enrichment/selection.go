@@ -1,6 +1,7 @@
 package enrichment
 
 import (
+	"encoding/json/v2"
 	"slices"
 	"strings"
 )
@@ -57,4 +58,14 @@ func (s Selection) Key() string {
 	n := s.Normalized()
 	// note: a NUL separates, as no stored id or category name holds one
 	return strings.Join(n.Templates, "\x00") + "\x01" + strings.Join(n.Brands, "\x00") + "\x01" + strings.Join(n.Categories, "\x00")
+}
+
+// SelectionOf reads a selection as stored (JSON; null, nothing or bad
+// JSON: the whole catalog), normalized.
+func SelectionOf(raw []byte) Selection {
+	var sel Selection
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &sel)
+	}
+	return sel.Normalized()
 }

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"encoding/json/v2"
-	"slices"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -32,7 +31,7 @@ func registerClientCatalogs(app core.App) {
 		Id: "enrichmentClientCatalogChange",
 		Func: func(e *core.RecordEvent) error {
 			return inTransaction(e, func(txApp core.App) error {
-				old := catalogOf(e.Record.Original())
+				old := enrichment.SelectionOf([]byte(e.Record.Original().GetString("catalog")))
 				selected, err := resolveCatalog(txApp, e.Record, old)
 				if err != nil {
 					return err
@@ -53,10 +52,8 @@ func registerClientCatalogs(app core.App) {
 	})
 }
 
-// resolveCatalog checks the record's catalog against its organization and
-// sets it as stored. What the stored selection kept already passes as it
-// is: a template deleted since must not stop the client's other changes
-// (a key's rotation, its revocation).
+// resolveCatalog checks the record's catalog against its organization
+// (what stored already held passes) and sets it as stored.
 func resolveCatalog(app core.App, r *core.Record, stored enrichment.Selection) (enrichment.Selection, error) {
 	var sel enrichment.Selection
 	if raw := r.GetString("catalog"); raw != "" && raw != "null" {
@@ -65,33 +62,10 @@ func resolveCatalog(app core.App, r *core.Record, stored enrichment.Selection) (
 			return sel, apierror.Or(enrichment.Invalid("catalog", "validation_invalid_catalog", msg, msg))
 		}
 	}
-	fresh := enrichment.Selection{Templates: without(sel.Templates, stored.Templates),
-		Brands: without(sel.Brands, stored.Brands), Categories: without(sel.Categories, stored.Categories)}
-	resolved, err := store.New(app).Catalog().ResolveSelection(enrichment.Org(r.GetString("organization")), fresh)
+	resolved, err := store.New(app).Catalog().ResolveSelection(enrichment.Org(r.GetString("organization")), sel, stored)
 	if err != nil {
 		return sel, apierror.Or(err)
 	}
-	resolved = enrichment.Selection{Templates: append(resolved.Templates, kept(sel.Templates, stored.Templates)...),
-		Brands:     append(resolved.Brands, kept(sel.Brands, stored.Brands)...),
-		Categories: append(resolved.Categories, kept(sel.Categories, stored.Categories)...)}.Normalized()
 	r.Set("catalog", resolved)
 	return resolved, nil
-}
-
-// without is list without the values of stored; kept is the others.
-func without(list, stored []string) []string {
-	return slices.DeleteFunc(slices.Clone(list), func(v string) bool { return slices.Contains(stored, v) })
-}
-
-func kept(list, stored []string) []string {
-	return slices.DeleteFunc(slices.Clone(list), func(v string) bool { return !slices.Contains(stored, v) })
-}
-
-// catalogOf is a stored record's catalog (the whole one for none).
-func catalogOf(r *core.Record) enrichment.Selection {
-	var sel enrichment.Selection
-	if raw := r.GetString("catalog"); raw != "" && raw != "null" {
-		_ = json.Unmarshal([]byte(raw), &sel)
-	}
-	return sel.Normalized()
 }

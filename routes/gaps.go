@@ -46,9 +46,9 @@ func readGapsQuery(e *core.RequestEvent) (store.GapsQuery, error) {
 	}
 	catalog := store.New(e.App).Catalog()
 	for _, f := range []struct {
-		param, collection, what string
-		to                      *string
-	}{{"template", schema.AttributeTemplates, "template", &q.Template}, {"brand", schema.Brands, "brand", &q.Brand}} {
+		param, collection string
+		to                *string
+	}{{"template", schema.AttributeTemplates, &q.Template}, {"brand", schema.Brands, &q.Brand}} {
 		ref := values.Get(f.param)
 		if ref == "" {
 			continue
@@ -58,7 +58,7 @@ func readGapsQuery(e *core.RequestEvent) (store.GapsQuery, error) {
 			return q, internalError(e, "list the gaps", err)
 		}
 		if !ok {
-			errs[f.param] = validation.NewError("validation_unknown_"+f.param, "no "+f.what+" has this id or name")
+			errs[f.param] = validation.NewError("validation_unknown_"+f.param, "no "+f.param+" has this id or name")
 		}
 		*f.to = id
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"database/sql"
-	"encoding/json/v2"
 	"errors"
 	"fmt"
 	"time"
@@ -43,18 +42,8 @@ func (r clientRow) client() enrichment.Client {
 		LastUsedAt: r.LastUsedAt.Time(),
 
 		PreviousKeyExpiresAt: r.PreviousEnd.Time(),
-		Catalog:              decodeSelection(r.Catalog),
+		Catalog:              enrichment.SelectionOf(r.Catalog),
 	}
-}
-
-// decodeSelection reads a client's catalog as stored (null or bad JSON:
-// the whole catalog), normalized.
-func decodeSelection(raw []byte) enrichment.Selection {
-	var sel enrichment.Selection
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &sel)
-	}
-	return sel.Normalized()
 }
 
 // clientsCache keeps clients by key hash: found ones only, so unknown keys
@@ -248,7 +237,7 @@ func (s *Accounts) SelectCatalog(id int64, sel enrichment.Selection) (enrichment
 	if err := s.app.Save(rec); err != nil {
 		return enrichment.Selection{}, fmt.Errorf("select the catalog of api client %d: %w", id, err)
 	}
-	return decodeSelection([]byte(rec.GetString("catalog"))), nil
+	return enrichment.SelectionOf([]byte(rec.GetString("catalog"))), nil
 }
 
 // RevokeClient deactivates an API client; its key is refused from then on.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -29,7 +28,7 @@ func (s *Catalog) RecordCompleteness(now time.Time) (int, error) {
 		_, err = s.db().NewQuery(`INSERT INTO {{` + schema.CompletenessHistoryTable + `}} ([[organization]], [[day]], [[completeness]], [[products]])
 			VALUES ({:org}, {:day}, {:completeness}, {:products})
 			ON CONFLICT ([[organization]], [[day]]) DO UPDATE SET [[completeness]] = excluded.[[completeness]], [[products]] = excluded.[[products]]`).
-			Bind(dbx.Params{"org": string(org), "day": now.UTC().Format(time.DateOnly), "completeness": roundTenth(mean), "products": products}).Execute()
+			Bind(dbx.Params{"org": string(org), "day": now.UTC().Format(time.DateOnly), "completeness": enrichment.RoundTenth(mean), "products": products}).Execute()
 		if err != nil {
 			return 0, fmt.Errorf("record the completeness of organization %s: %w", org, err)
 		}
@@ -44,7 +43,7 @@ func (s *Catalog) CompletenessOverview(org enrichment.Org, now time.Time) (enric
 	if err != nil {
 		return enrichment.CompletenessOverview{}, err
 	}
-	o := enrichment.CompletenessOverview{Completeness: roundTenth(mean), Products: products, History: []enrichment.CompletenessDay{}}
+	o := enrichment.CompletenessOverview{Completeness: enrichment.RoundTenth(mean), Products: products, History: []enrichment.CompletenessDay{}}
 	today := now.UTC().Format(time.DateOnly)
 	err = s.db().Select("day", "completeness", "products").From(schema.CompletenessHistoryTable).
 		Where(dbx.HashExp{"organization": string(org)}).
@@ -57,5 +56,3 @@ func (s *Catalog) CompletenessOverview(org enrichment.Org, now time.Time) (enric
 	o.History = append(o.History, enrichment.CompletenessDay{Day: today, Completeness: o.Completeness, Products: products})
 	return o, nil
 }
-
-func roundTenth(x float64) float64 { return math.Round(x*10) / 10 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
@@ -43,11 +42,7 @@ func (s *Catalog) exportPagesFor(org enrichment.Org, pageSize int, sel enrichmen
 func (s *Catalog) findExportPages(org enrichment.Org, pageSize int, sel enrichment.Selection) (exportPages, error) {
 	var p exportPages
 	params := dbx.Params{"org": string(org), "size": pageSize}
-	selected, selParams := selectionSQL(sel, "")
-	if selected != "" {
-		selected = " AND " + selected
-		maps.Copy(params, selParams)
-	}
+	selected := andSelection(sel, "", params)
 	if err := s.db().NewQuery(`SELECT COUNT(*) FROM {{products}} INDEXED BY ` + schema.IdxProductsExport + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1` + selected).Bind(params).Row(&p.total); err != nil {
 		return exportPages{}, fmt.Errorf("count products of organization %s: %w", org, err)

@@ -151,30 +151,10 @@ func (s *Catalog) SlotOptionsOf(org enrichment.Org, templates []string) (map[str
 
 // slotOptionsOf reads the slot options of org's templates, by template id.
 func (s *Catalog) slotOptionsOf(org enrichment.Org, templates []string) (map[string][]enrichment.SlotOption, error) {
-	out := map[string][]enrichment.SlotOption{}
 	if len(templates) == 0 {
-		return out, nil
+		return map[string][]enrichment.SlotOption{}, nil
 	}
-	var rows []optionRow
-	err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
-		Where(dbx.HashExp{"organization": string(org), "showOnWebsite": true}).
-		AndWhere(sqlparts.In("template", templates)).All(&rows)
-	if err != nil {
-		return nil, fmt.Errorf("read the slots of templates of organization %s: %w", org, err)
-	}
-	return slotOptionsByTemplate(rows), nil
-}
-
-func slotOptionsByTemplate(rows []optionRow) map[string][]enrichment.SlotOption {
-	options := map[string][]enrichment.Option{}
-	for _, r := range rows {
-		options[r.Template] = append(options[r.Template], r.option())
-	}
-	out := make(map[string][]enrichment.SlotOption, len(options))
-	for t, opts := range options {
-		out[t] = enrichment.SlotOptions(opts)
-	}
-	return out
+	return s.readSlotOptions(org, sqlparts.In("template", templates))
 }
 
 // slotsCache keeps every organization's slot options by template, for
@@ -185,14 +165,28 @@ var slotsCache = cacheKind[enrichment.Org, map[string][]enrichment.SlotOption]{n
 // generation holds (every option's change moves it).
 func (s *Catalog) allSlotOptions(org enrichment.Org) (map[string][]enrichment.SlotOption, error) {
 	return cachedOf(s, slotsCache, org, org, func() (map[string][]enrichment.SlotOption, error) {
-		var rows []optionRow
-		err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
-			Where(dbx.HashExp{"organization": string(org), "showOnWebsite": true}).All(&rows)
-		if err != nil {
-			return nil, fmt.Errorf("read the slots of organization %s: %w", org, err)
-		}
-		return slotOptionsByTemplate(rows), nil
+		return s.readSlotOptions(org, nil)
 	})
+}
+
+// readSlotOptions reads org's options shown on the website that match
+// where (all with nil), as each template's slots.
+func (s *Catalog) readSlotOptions(org enrichment.Org, where dbx.Expression) (map[string][]enrichment.SlotOption, error) {
+	var rows []optionRow
+	err := s.db().Select(optionColumns...).From(schema.AttributeOptions).
+		Where(dbx.HashExp{"organization": string(org), "showOnWebsite": true}).AndWhere(where).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("read the slots of templates of organization %s: %w", org, err)
+	}
+	options := map[string][]enrichment.Option{}
+	for _, r := range rows {
+		options[r.Template] = append(options[r.Template], r.option())
+	}
+	out := make(map[string][]enrichment.SlotOption, len(options))
+	for t, opts := range options {
+		out[t] = enrichment.SlotOptions(opts)
+	}
+	return out, nil
 }
 
 // RefreshTemplateGaps writes the gaps index rows of every product of org's
@@ -206,13 +200,13 @@ func (s *Catalog) RefreshTemplateGaps(org enrichment.Org, template string) error
 // organization (a new index on an older data folder), calling progress
 // with the number of products done.
 func (s *Catalog) RefreshAllGaps(progress func(done int)) error {
-	var orgs []string
-	if err := s.db().Select("id").From("organizations").OrderBy("id").Column(&orgs); err != nil {
-		return fmt.Errorf("list organizations: %w", err)
+	orgs, err := s.Accounts().Organizations()
+	if err != nil {
+		return err
 	}
 	done := 0
 	for _, org := range orgs {
-		err := s.refreshWhere(enrichment.Org(org), "", nil, func(n int) {
+		err := s.refreshWhere(org, "", nil, func(n int) {
 			done += n
 			if progress != nil {
 				progress(done)

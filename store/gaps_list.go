@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json/v2"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -70,11 +69,7 @@ func (q GapsQuery) filters(org enrichment.Org) (string, dbx.Params) {
 		where += " AND EXISTS (SELECT 1 FROM json_each(p.[[gaps]]) WHERE [[value]] = {:slot})"
 		params["slot"] = q.Slot
 	}
-	if selected, selParams := selectionSQL(q.Selection, "p."); selected != "" {
-		where += " AND " + selected
-		maps.Copy(params, selParams)
-	}
-	return where, params
+	return where + andSelection(q.Selection, "p.", params), params
 }
 
 // gapsFrom is the products on the gaps index, in the list's order.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -137,11 +136,7 @@ func activeBySKU[R identified](a area, org enrichment.Org, sel enrichment.Select
 	// statistics SQLite prefers the export index and scans the organization
 	var rows []R
 	params := dbx.Params{"org": string(org), "skus": sqlparts.InValues(skus)}
-	selected, selParams := selectionSQL(sel, "")
-	if selected != "" {
-		selected = " AND " + selected
-		maps.Copy(params, selParams)
-	}
+	selected := andSelection(sel, "", params)
 	err := s.db().NewQuery(`SELECT ` + strings.Join(quoted, ", ") + `
 		FROM {{products}} INDEXED BY ` + schema.IdxProductsSKU + `
 		WHERE [[organization]] = {:org} AND [[active]] = 1

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
@@ -48,6 +49,17 @@ func selectionSQLNamed(sel enrichment.Selection, prefix, name string) (string, d
 	return "(" + where + ")", params
 }
 
+// andSelection is " AND " and selectionSQL for raw SQL, its parameters
+// added to params; "" for the whole catalog.
+func andSelection(sel enrichment.Selection, prefix string, params dbx.Params) string {
+	where, selParams := selectionSQL(sel, prefix)
+	if where == "" {
+		return ""
+	}
+	maps.Copy(params, selParams)
+	return " AND " + where
+}
+
 // selectionExp is selectionSQL as an expression (nil for the whole
 // catalog), for dbx's query builder.
 func selectionExp(sel enrichment.Selection, prefix string) dbx.Expression {
@@ -60,17 +72,24 @@ func selectionExp(sel enrichment.Selection, prefix string) dbx.Expression {
 
 // ResolveSelection checks a catalog selection against org's catalog and
 // returns it as stored: templates and brands by id (each given by id or
-// name), categories as given, each list sorted. A template, brand or
+// name), categories as given, each list sorted. What the selection stored
+// before keeps passes as it is: a template deleted since must not stop the
+// client's other changes (a key's rotation, its revocation). A template, brand or
 // category org does not have is an invalid enrichment.Error naming it.
-func (s *Catalog) ResolveSelection(org enrichment.Org, sel enrichment.Selection) (enrichment.Selection, error) {
+func (s *Catalog) ResolveSelection(org enrichment.Org, sel, stored enrichment.Selection) (enrichment.Selection, error) {
 	out := enrichment.Selection{}
 	for _, list := range []struct {
-		refs       []string
-		to         *[]string
-		collection string
-		what       string
-	}{{sel.Templates, &out.Templates, schema.AttributeTemplates, "template"}, {sel.Brands, &out.Brands, schema.Brands, "brand"}} {
+		refs, stored []string
+		to           *[]string
+		collection   string
+		what         string
+	}{{sel.Templates, stored.Templates, &out.Templates, schema.AttributeTemplates, "template"},
+		{sel.Brands, stored.Brands, &out.Brands, schema.Brands, "brand"}} {
 		for _, ref := range list.refs {
+			if slices.Contains(list.stored, ref) {
+				*list.to = append(*list.to, ref)
+				continue
+			}
 			id, ok, err := s.NamedID(org, list.collection, ref)
 			if err != nil {
 				return enrichment.Selection{}, err
@@ -83,6 +102,10 @@ func (s *Catalog) ResolveSelection(org enrichment.Org, sel enrichment.Selection)
 		}
 	}
 	for _, name := range sel.Categories {
+		if slices.Contains(stored.Categories, name) {
+			out.Categories = append(out.Categories, name)
+			continue
+		}
 		var found []int
 		err := s.db().NewQuery(`SELECT 1 FROM {{` + schema.Products + `}} AS p, json_each(p.[[categories]]) AS c
 			WHERE p.[[organization]] = {:org} AND c.[[value]] = {:name} LIMIT 1`).
