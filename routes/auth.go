@@ -42,6 +42,9 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 		Id: "enrichmentAPIKey",
 		Func: func(e *core.RequestEvent) error {
 			raw := e.Request.Header.Get(KeyHeader)
+			if raw == "" {
+				raw = bearerKey(e)
+			}
 			if raw == "" && hasKeyInQuery(e) {
 				return e.UnauthorizedError("API keys go in the "+KeyHeader+" header, never in the URL: "+
 					"a URL is logged on its way (proxies, browsers); rotate this key.", nil)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -21,6 +22,7 @@ const (
 	defaultPageSize = 100
 	maxPageSize     = 500
 	maxSKUs         = 50
+	maxQueryText    = 200 // characters of the export's query
 )
 
 // productsExport returns one page of the organization's active products.
@@ -51,6 +53,9 @@ func readExportQuery(e *core.RequestEvent) (store.ExportQuery, error) {
 	var err error
 	if q.Since, err = queryTime(values, "modifiedSince"); err != nil {
 		errs["modifiedSince"] = err
+	}
+	if q.Text = values.Get("query"); utf8.RuneCountInString(q.Text) > maxQueryText {
+		errs["query"] = validation.NewError("validation_length_too_long", "must be at most "+strconv.Itoa(maxQueryText)+" characters")
 	}
 	if len(errs) > 0 {
 		return q, e.BadRequestError(firstMessage(errs), errs)

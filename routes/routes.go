@@ -7,10 +7,12 @@
 package routes
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/catalog-enrichment/enrichment/agents"
 	"github.com/catalog-enrichment/enrichment/bodybudget"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/apis"
@@ -51,9 +53,19 @@ func Register(app core.App) {
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
+			mcp, err := agents.NewHandler(mcpCaller(se.App, routes), openapiJSON)
+			if err != nil {
+				return fmt.Errorf("the MCP endpoint: %w", err)
+			}
 			se.Router.Bind(closeUnread(), compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
+			for _, r := range mcpRoutes(mcp) {
+				// note: no scope (each tool asks for its route's) and no
+				// content type (the SDK answers for its own)
+				g.Route(r.Method, r.Path, r.Handler).Bind(apis.BodyLimit(r.BodyLimit), apiBodies(bodies, r.BodyLimit))
+			}
+			answerable := slices.Concat(routes, mcpRoutes(mcp))
 			for _, r := range routes {
 				limit := r.BodyLimit
 				if limit == 0 {
@@ -74,7 +86,7 @@ func Register(app core.App) {
 			for _, method := range []string{http.MethodGet, http.MethodPost,
 				http.MethodPut, http.MethodPatch, http.MethodDelete} {
 				se.Router.Route(method, Prefix+"/{path...}", func(e *core.RequestEvent) error {
-					return unroutable(e, routes)
+					return unroutable(e, answerable)
 				})
 				se.Router.Route(method, Prefix+"/openapi.json", openapiDocument) // no key; 405 unless GET
 			}

@@ -42,6 +42,10 @@ type ExportQuery struct {
 	Page     int       // zero-based
 	PageSize int       // already clamped by the caller
 	Since    time.Time // zero: no filter; else products updated strictly after
+	// Text, when set, keeps the products whose SKU or name holds it, in any
+	// (ASCII) case. It reads every product of the organization (LIKE with a
+	// leading wildcard has no index), like modifiedSince it counts and skips.
+	Text string
 	// Selection is the asking API client's catalog (the whole one when
 	// empty): the export holds only the products it selects.
 	Selection enrichment.Selection
@@ -57,13 +61,18 @@ func (s *Catalog) ExportPage(org enrichment.Org, q ExportQuery) (enrichment.Page
 		rows  []ProductRow
 		err   error
 	)
-	if q.Since.IsZero() {
+	if q.Since.IsZero() && q.Text == "" {
 		total, rows, err = s.fullExportPage(org, q)
 	} else {
-		total, rows, err = s.offsetExportPage(org, q, dbx.And(
-			dbx.HashExp{"organization": string(org), "active": true},
-			dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}),
-			selectionExp(q.Selection, "")))
+		where := dbx.And(dbx.HashExp{"organization": string(org), "active": true}, selectionExp(q.Selection, ""))
+		if !q.Since.IsZero() {
+			where = dbx.And(where, dbx.NewExp("updated > {:since}", dbx.Params{"since": FormatTime(q.Since)}))
+		}
+		if q.Text != "" {
+			where = dbx.And(where, dbx.NewExp(`(sku LIKE {:text} ESCAPE '\' OR name LIKE {:text} ESCAPE '\')`,
+				dbx.Params{"text": "%" + likeEscaper.Replace(q.Text) + "%"}))
+		}
+		total, rows, err = s.offsetExportPage(org, q, where)
 	}
 	if err != nil {
 		return enrichment.Page[enrichment.Product]{}, err

@@ -1,0 +1,278 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// tool is one MCP tool: what it is called and says, the Go types its
+// schemas are inferred from, where the OpenAPI document describes them, and
+// the REST call its arguments make.
+type tool struct {
+	name, title, description string
+	readOnly                 bool
+	in, out                  reflect.Type
+	inDoc, outDoc            docRoot
+	// call turns the tool's arguments into the route's request.
+	call func(args map[string]json.RawMessage) (Call, error)
+	// member, when set, is the member of the result under which the route's
+	// answer goes: MCP results are objects, and some answers are arrays.
+	member string
+}
+
+// Tool names.
+const (
+	ToolGetTemplates = "get_templates"
+	ToolFindProducts = "find_products"
+	ToolListGaps     = "list_gaps"
+	ToolPropose      = "propose"
+	ToolGetFeedback  = "get_feedback"
+)
+
+// Inputs of the tools that call GET routes: the routes' query parameters as
+// one type each (the OpenAPI document describes them; schemas.go checks that
+// the two agree).
+type (
+	paging struct {
+		Page     *int `json:"page,omitempty"`
+		PageSize *int `json:"pageSize,omitempty"`
+	}
+	findProductsInput struct {
+		SKUs          []string `json:"skus,omitempty"`
+		Query         string   `json:"query,omitempty"`
+		ModifiedSince string   `json:"modifiedSince,omitempty"`
+		paging
+	}
+	listGapsInput struct {
+		paging
+		Template string `json:"template,omitempty"`
+		Brand    string `json:"brand,omitempty"`
+		Category string `json:"category,omitempty"`
+		Slot     string `json:"slot,omitempty"`
+	}
+	getFeedbackInput struct {
+		Since  string `json:"since,omitempty"`
+		Status string `json:"status,omitempty"`
+		SKU    string `json:"sku,omitempty"`
+		paging
+	}
+	proposeInput struct {
+		enrichment.SubmissionBody
+		DryRun bool `json:"dryRun,omitempty"`
+	}
+	templatesOutput struct {
+		Templates []enrichment.Template `json:"templates"`
+	}
+	proposeOutput struct {
+		Results []enrichment.SubmissionResult `json:"results"`
+	}
+)
+
+// tools lists the server's tools, in the order of the vendor's loop.
+var tools = []tool{{
+	name:  ToolGetTemplates,
+	title: "Attribute templates",
+	description: "The organization's active attribute templates: for each kind of product, the attributes (options) it has, " +
+		"with unit, data type and priority. Options shown on the website are the slots that count for a product's completeness. Takes no arguments.",
+	readOnly: true,
+	in:       reflect.TypeFor[struct{}](), out: reflect.TypeFor[templatesOutput](),
+	outDoc: wrapped("templates", operationAnswer("/attribute-templates", "get")),
+	call: func(args map[string]json.RawMessage) (Call, error) {
+		_, err := query(args)
+		return Call{Method: http.MethodGet, Path: "/attribute-templates"}, err
+	},
+	member: "templates",
+}, {
+	name:  ToolFindProducts,
+	title: "Find products",
+	description: "Products of the catalog this key sees, with their current data, completeness and gaps. " +
+		"Either `skus` (up to 50 exact SKUs, one page) or `query` (text found in the SKU or the name, any case; paged by `page` and `pageSize`); " +
+		"with neither, every active product by id, paged. A SKU that is not found is simply absent from the items.",
+	readOnly: true,
+	in:       reflect.TypeFor[findProductsInput](), out: reflect.TypeFor[enrichment.Page[enrichment.Product]](),
+	inDoc:  merged(operationParameters("/products", "get"), schemaRef("SkuLookup")),
+	outDoc: schemaRef("ProductPage"),
+	call: func(args map[string]json.RawMessage) (Call, error) {
+		skus, ok := args["skus"]
+		if !ok || string(skus) == "null" {
+			q, err := query(args, "query", "modifiedSince", "page", "pageSize")
+			return Call{Method: http.MethodGet, Path: "/products", Query: q}, err
+		}
+		if len(args) > 1 {
+			return Call{}, badInput("Give either skus or query, not both: skus answers one page of up to 50 products.")
+		}
+		body, err := json.Marshal(map[string]json.RawMessage{"skus": skus})
+		return Call{Method: http.MethodPost, Path: "/products/skus", Body: body}, err
+	},
+}, {
+	name:  ToolListGaps,
+	title: "List gaps",
+	description: "The work list: active products of the catalog this key sees that miss something their template counts " +
+		"(description, images, or an attribute shown on the website), most important gap first, then by id. " +
+		"Each item names its gaps (`description`, `images`, `attributes.NAME`) and its completeness (0 to 100). Paged like the export.",
+	readOnly: true,
+	in:       reflect.TypeFor[listGapsInput](), out: reflect.TypeFor[enrichment.Page[enrichment.GapItem]](),
+	inDoc:  operationParameters("/gaps", "get"),
+	outDoc: schemaRef("GapPage"),
+	call: func(args map[string]json.RawMessage) (Call, error) {
+		q, err := query(args, "page", "pageSize", "template", "brand", "category", "slot")
+		return Call{Method: http.MethodGet, Path: "/gaps", Query: q}, err
+	},
+}, {
+	name:  ToolPropose,
+	title: "Propose",
+	description: "Submit up to 1000 proposals, one per product SKU, as the submissions route does (scope catalog:submit). " +
+		"Each becomes a pending revision that a reviewer or a trust policy decides; a newer proposal of yours for the same product supersedes the pending one. " +
+		"Set `dryRun` to see the results (status, ignored fields, the checks' issues) without storing anything. " +
+		"`externalSubmissionId` makes a retry safe: the same id with the same body answers the first results again. " +
+		"Name the `model` (and version) that made the proposals, and give `sources` as evidence: both speed review and trust.",
+	in: reflect.TypeFor[proposeInput](), out: reflect.TypeFor[proposeOutput](),
+	inDoc:  merged(schemaRef("SubmissionRequest"), operationParameters("/products/submissions", "post")),
+	outDoc: wrapped("results", operationAnswer("/products/submissions", "post")),
+	call: func(args map[string]json.RawMessage) (Call, error) {
+		q := url.Values{}
+		if raw, ok := args["dryRun"]; ok {
+			var dry *bool
+			if err := json.Unmarshal(raw, &dry); err != nil {
+				return Call{}, badInput("Invalid dryRun: must be true or false.")
+			}
+			if dry != nil && *dry {
+				q.Set("dryRun", "true")
+			}
+			delete(args, "dryRun")
+		}
+		body, err := json.Marshal(args) // note: the route answers for anything else in it
+		return Call{Method: http.MethodPost, Path: "/products/submissions", Query: q, Body: body}, err
+	},
+	member: "results",
+}, {
+	name:  ToolGetFeedback,
+	title: "Get feedback",
+	description: "Your own revisions, by ascending id, with what became of each: status (pending, accepted, rejected, superseded, expired, reverted), " +
+		"each proposed field's outcome (applied, not_applied, superseded, expired, overwritten), who decided (reviewer or policy), " +
+		"the reviewer's reason, comment, corrections and reasons per field. " +
+		"Poll with `since` (revisions submitted or closed after that time) to learn what was decided since your last look.",
+	readOnly: true,
+	in:       reflect.TypeFor[getFeedbackInput](), out: reflect.TypeFor[enrichment.Page[enrichment.RevisionItem]](),
+	inDoc:  operationParameters("/revisions", "get"),
+	outDoc: schemaRef("RevisionPage"),
+	call: func(args map[string]json.RawMessage) (Call, error) {
+		q, err := query(args, "since", "status", "sku", "page", "pageSize")
+		return Call{Method: http.MethodGet, Path: "/revisions", Query: q}, err
+	},
+}}
+
+// badInput is arguments a tool cannot turn into a request; its text is
+// the tool error's message, worded as the routes word theirs.
+type badInput string
+
+func (b badInput) Error() string { return string(b) }
+
+// query turns a GET tool's arguments, each one of names, into the route's
+// query parameters; null leaves one out.
+func query(args map[string]json.RawMessage, names ...string) (url.Values, error) {
+	q := url.Values{}
+	for name, raw := range args {
+		if !slices.Contains(names, name) {
+			if len(names) == 0 {
+				return nil, badInput("Unknown argument " + name + ": this tool takes none.")
+			}
+			return nil, badInput("Unknown argument " + name + ": this tool takes " + strings.Join(names, ", ") + ".")
+		}
+		v, ok := scalar(raw)
+		if !ok {
+			return nil, badInput("Invalid " + name + ": must be a string or a number.")
+		}
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	return q, nil
+}
+
+// scalar is a JSON string's text or a number's literal ("" for null); ok is
+// false for anything else.
+func scalar(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return "", false
+	case string(raw) == "null":
+		return "", true
+	case raw[0] == '"':
+		var s string
+		return s, json.Unmarshal(raw, &s) == nil
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return string(raw), json.Valid(raw)
+	}
+	return "", false
+}
+
+// handler runs the tool: its arguments become the route's request, the
+// route's answer its result.
+func (t tool) handler(call Caller) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		client, ok := clientOf(req)
+		if !ok {
+			return nil, errors.New("no authenticated client") // note: ServeClient always sets one
+		}
+		args := map[string]json.RawMessage{}
+		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &args); err != nil {
+				return refusal("The arguments must be a JSON object.", nil), nil
+			}
+		}
+		c, err := t.call(args)
+		if err != nil {
+			return refusal(err.Error(), nil), nil
+		}
+		answer := call(ctx, client, c)
+		if answer.Status >= http.StatusBadRequest {
+			var e struct {
+				Message string          `json:"message"`
+				Data    json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal(answer.Body, &e); err != nil || e.Message == "" {
+				e.Message = http.StatusText(answer.Status)
+			}
+			return refusal(e.Message, e.Data), nil
+		}
+		structured := json.RawMessage(answer.Body)
+		if t.member != "" {
+			structured = slices.Concat([]byte(`{"`+t.member+`":`), answer.Body, []byte(`}`))
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(answer.Body)}},
+			StructuredContent: structured,
+		}, nil
+	}
+}
+
+// refusal is a tool error: the route's message, then its details (which
+// fields were at fault, for instance) when it gave any.
+func refusal(message string, data json.RawMessage) *mcp.CallToolResult {
+	content := []mcp.Content{&mcp.TextContent{Text: message}}
+	if d := bytes.TrimSpace(data); len(d) > 0 && string(d) != "{}" && string(d) != "null" {
+		content = append(content, &mcp.TextContent{Text: string(d)})
+	}
+	return &mcp.CallToolResult{IsError: true, Content: content}
+}
+
+// clientOf is the client the request's session acts for.
+func clientOf(req *mcp.CallToolRequest) (enrichment.Client, bool) {
+	if req.Extra == nil || req.Extra.TokenInfo == nil {
+		return enrichment.Client{}, false
+	}
+	c, ok := req.Extra.TokenInfo.Extra[clientExtra].(enrichment.Client)
+	return c, ok
+}
