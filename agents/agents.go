@@ -67,6 +67,10 @@ func NewHandler(call Caller, openapi []byte) (*Handler, error) {
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{
 			SessionTimeout: SessionTimeout,
+			// note: the route bounds the body already, to the largest tool
+			// call (routes/mcp.go); the SDK's own 4 MiB would refuse a propose
+			// that the submissions route takes
+			MaxRequestBodyBytes: -1,
 			// note: the SDK refuses a loopback connection whose Host is not
 			// loopback, against DNS rebinding of ambient credentials; here every
 			// request carries its key, and a reverse proxy on the same machine

@@ -49,6 +49,9 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				return e.UnauthorizedError("API keys go in the "+KeyHeader+" header, never in the URL: "+
 					"a URL is logged on its way (proxies, browsers); rotate this key.", nil)
 			}
+			if raw == "" && e.Request.URL.Path == Prefix+MCPPath {
+				return e.UnauthorizedError("Missing API key: send it as Authorization: Bearer KEY or in the "+KeyHeader+" header.", nil)
+			}
 			if raw == "" {
 				return e.UnauthorizedError("Missing API key: send it in the "+KeyHeader+" header.", nil)
 			}

@@ -1,0 +1,234 @@
+package agents_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/catalog-enrichment/enrichment/agents"
+	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/routes"
+	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// initialize is an MCP client's first message.
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// post sends one raw MCP message with the given headers.
+func post(t *testing.T, endpoint, body string, headers map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = res.Body.Close() })
+	return res
+}
+
+// TestAgentAuthentication: without a valid key the endpoint answers 401
+// before any session starts; the key goes as Authorization: Bearer or as
+// the REST routes' header; a session answers only the client that opened it.
+func TestAgentAuthentication(t *testing.T) {
+	f := fixture.Get(t)
+	s := serve(t, f)
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"no key", nil},
+		{"unknown key", map[string]string{"Authorization": "Bearer ce_nope"}},
+		{"revoked key", map[string]string{"Authorization": "Bearer " + f.A.Keys["revoked"]}},
+		{"basic, not bearer", map[string]string{"Authorization": "Basic " + f.A.Keys["both"]}},
+	} {
+		res := post(t, s.endpoint, initialize, c.headers)
+		if res.StatusCode != http.StatusUnauthorized || res.Header.Get("Mcp-Session-Id") != "" {
+			t.Errorf("%s: %d, session %q; want 401 and no session", c.name, res.StatusCode, res.Header.Get("Mcp-Session-Id"))
+		}
+	}
+
+	viaHeader := connect(t, s.endpoint, routes.KeyHeader, f.A.Keys["read"])
+	if _, err := viaHeader.CallTool(context.Background(), &mcp.CallToolParams{Name: agents.ToolGetTemplates}); err != nil {
+		t.Errorf("a session keyed by %s: %v", routes.KeyHeader, err)
+	}
+
+	// another client's key on A's session: the SDK's owner check refuses it
+	session := connect(t, s.endpoint, "Authorization", f.A.Keys["both"])
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_feedback","arguments":{}}}`
+	for key, want := range map[string]int{f.B.Keys["both"]: http.StatusForbidden, f.A.Keys["read"]: http.StatusForbidden} {
+		res := post(t, s.endpoint, call, map[string]string{"Authorization": "Bearer " + key,
+			"Mcp-Session-Id": session.ID(), "Mcp-Protocol-Version": session.InitializeResult().ProtocolVersion})
+		if res.StatusCode != want {
+			t.Errorf("A's session with another client's key: %d, want %d", res.StatusCode, want)
+		}
+	}
+}
+
+// TestAgentRefusals: a tool refused for scope, limits or bad input is a tool
+// error carrying the REST route's message.
+func TestAgentRefusals(t *testing.T) {
+	f := fixture.Get(t)
+	s := serve(t, f)
+	read := connect(t, s.endpoint, "Authorization", f.A.Keys["read"])
+	submit := connect(t, s.endpoint, "Authorization", f.A.Keys["submit"])
+	both := connect(t, s.endpoint, "Authorization", f.A.Keys["both"])
+	items := func(n int, description string) map[string]any {
+		list := make([]any, n)
+		for i := range list {
+			list[i] = map[string]any{"sku": fmt.Sprintf("BULK-%04d", i+1), "description": description}
+		}
+		return map[string]any{"items": list}
+	}
+	skus := make([]string, 51)
+	for i := range skus {
+		skus[i] = fmt.Sprintf("S%d", i)
+	}
+	for _, c := range []struct {
+		name    string
+		session *mcp.ClientSession
+		tool    string
+		args    any
+		want    string
+	}{
+		{"propose without catalog:submit", read, agents.ToolPropose, items(1, "x"), "Missing required scope: catalog:submit"},
+		{"gaps without catalog:read", submit, agents.ToolListGaps, nil, "Missing required scope: catalog:read"},
+		{"feedback without catalog:read", submit, agents.ToolGetFeedback, nil, "Missing required scope: catalog:read"},
+		{"a slot that is none", both, agents.ToolListGaps, map[string]any{"slot": "price"}, "Invalid slot: must be description, images or attributes.NAME"},
+		{"an unknown template", both, agents.ToolListGaps, map[string]any{"template": "Drills"}, "Invalid template: no template has this id or name"},
+		{"an unknown argument", both, agents.ToolListGaps, map[string]any{"sort": "id"}, "Unknown argument sort: this tool takes page, pageSize, template, brand, category, slot."},
+		{"an object for a parameter", both, agents.ToolListGaps, map[string]any{"page": map[string]any{}}, "Invalid page: must be a string or a number."},
+		{"a page that is not whole", both, agents.ToolListGaps, map[string]any{"page": 1.5}, "Invalid page"},
+		{"51 SKUs", both, agents.ToolFindProducts, map[string]any{"skus": skus}, "More than 50 items requested."},
+		{"no SKUs", both, agents.ToolFindProducts, map[string]any{"skus": []string{}}, "A list of product numbers is required."},
+		{"SKUs and a query", both, agents.ToolFindProducts, map[string]any{"skus": []string{"SKU-1"}, "query": "x"}, "Give either skus or query, not both"},
+		{"a long query", both, agents.ToolFindProducts, map[string]any{"query": strings.Repeat("x", 201)}, "Invalid query: must be at most 200 characters"},
+		{"no items", both, agents.ToolPropose, map[string]any{"items": []any{}}, "Submission must contain at least one item."},
+		{"1001 items", both, agents.ToolPropose, items(1001, "x"), "Submission exceeds the maximum of 1000 items."},
+		{"an unknown member", both, agents.ToolPropose, with(items(1, "x"), "priority", 1), "priority"},
+		{"a confidence out of range", both, agents.ToolPropose, map[string]any{"items": []any{map[string]any{"sku": "SKU-1", "confidence": 101, "name": "x"}}}, "items.0.confidence"},
+		{"dryRun not a boolean", both, agents.ToolPropose, with(items(1, "x"), "dryRun", "yes"), "Invalid dryRun: must be true or false."},
+		{"over the route's 16 MiB", both, agents.ToolPropose, items(170, strings.Repeat("d", 100_000)), "Request entity too large"},
+		{"a status that is none", both, agents.ToolGetFeedback, map[string]any{"status": "won"}, "Invalid status: must be one of pending"},
+		{"a time that is none", both, agents.ToolGetFeedback, map[string]any{"since": "yesterday"}, "Invalid since"},
+		{"templates take no arguments", both, agents.ToolGetTemplates, map[string]any{"page": 1}, "Unknown argument page: this tool takes none."},
+	} {
+		if got := refused(t, c.session, c.tool, c.args); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q in it", c.name, got, c.want)
+		}
+	}
+	if n := countRevisions(t, s); n != 0 {
+		t.Errorf("refused proposals stored %d revisions", n)
+	}
+}
+
+// countRevisions counts every revision stored.
+func countRevisions(t *testing.T, s server) int {
+	t.Helper()
+	var n int
+	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM revisions").Row(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// newClient adds an API client to org and returns its key.
+func newClient(t *testing.T, s server, org enrichment.Org, c store.NewClient) string {
+	t.Helper()
+	key := apikey.New("")
+	c.Name, c.KeyHash, c.KeyPrefix = "agent", key.Hash, key.Shown
+	if c.Scopes == nil {
+		c.Scopes = enrichment.Scopes
+	}
+	if _, err := store.New(s.app).Accounts().CreateClient(org, c); err != nil {
+		t.Fatal(err)
+	}
+	return key.Raw
+}
+
+// TestAgentTenancy: no tool reaches another organization's products or
+// revisions, another client's revisions, or a product outside the client's
+// catalog.
+func TestAgentTenancy(t *testing.T) {
+	f := fixture.Get(t)
+	s := serve(t, f)
+	a := connect(t, s.endpoint, "Authorization", f.A.Keys["both"])
+	schemas := outputSchemas(t, a)
+	proposed := call[struct{ Results []result }](t, a, schemas, agents.ToolPropose,
+		map[string]any{"items": []any{map[string]any{"sku": "SKU-M", "name": "Trail Two"}}}).Results
+	if proposed[0].RevisionID == nil {
+		t.Fatalf("A's proposal: %+v", proposed)
+	}
+
+	b := connect(t, s.endpoint, "Authorization", f.B.Keys["both"])
+	if got := call[page[product]](t, b, schemas, agents.ToolFindProducts, map[string]any{"skus": []string{"SKU-1", "SKU-M"}}); len(got.Items) != 1 || got.Items[0].Name != "Beta drill" {
+		t.Errorf("B looking up SKU-1 and A's SKU-M: %+v", got)
+	}
+	if got := call[page[product]](t, b, schemas, agents.ToolFindProducts, map[string]any{"query": "trail"}); got.TotalElements != 0 {
+		t.Errorf("B's text search found A's products: %+v", got)
+	}
+	if got := refused(t, b, agents.ToolListGaps, map[string]any{"template": "Shoes"}); !strings.Contains(got, "no template has this id or name") {
+		t.Errorf("B naming A's template: %q", got)
+	}
+	if got := call[page[revision]](t, b, schemas, agents.ToolGetFeedback, nil); got.TotalElements != 0 {
+		t.Errorf("B sees A's revisions: %+v", got)
+	}
+	if got := call[struct{ Results []result }](t, b, schemas, agents.ToolPropose,
+		map[string]any{"items": []any{map[string]any{"sku": "SKU-M", "name": "Mine"}}}).Results; got[0].Status != "UNMATCHED" {
+		t.Errorf("B proposing for A's SKU-M: %+v", got)
+	}
+
+	other := connect(t, s.endpoint, "Authorization", newClient(t, s, f.A.Org, store.NewClient{}))
+	if got := call[page[revision]](t, other, schemas, agents.ToolGetFeedback, nil); got.TotalElements != 0 {
+		t.Errorf("another client of A sees the first one's revisions: %+v", got)
+	}
+
+	shoes := connect(t, s.endpoint, "Authorization", newClient(t, s, f.A.Org, store.NewClient{Catalog: enrichment.Selection{Templates: []string{"Shoes"}}}))
+	if got := call[page[product]](t, shoes, schemas, agents.ToolFindProducts, map[string]any{"skus": []string{"SKU-1", "SKU-NEW"}}); len(got.Items) != 1 || got.Items[0].SKU != "SKU-1" {
+		t.Errorf("a client of Shoes looking up SKU-NEW: %+v", got)
+	}
+	if got := call[page[product]](t, shoes, schemas, agents.ToolFindProducts, map[string]any{"query": "new"}); got.TotalElements != 0 {
+		t.Errorf("a client of Shoes searching for SKU-NEW: %+v", got)
+	}
+	for _, g := range call[page[gap]](t, shoes, schemas, agents.ToolListGaps, map[string]any{"pageSize": 500}).Items {
+		if !strings.HasPrefix(g.SKU, "SKU-") || g.SKU == "SKU-NEW" || g.SKU == "SKU-DUP" {
+			t.Errorf("a client of Shoes sees the gaps of %s", g.SKU)
+		}
+	}
+	if got := call[struct{ Results []result }](t, shoes, schemas, agents.ToolPropose,
+		map[string]any{"items": []any{map[string]any{"sku": "SKU-NEW", "name": "x"}}}).Results; got[0].Status != "UNMATCHED" {
+		t.Errorf("a client of Shoes proposing for SKU-NEW: %+v", got)
+	}
+}
+
+// TestAgentRateLimit: an MCP request takes a token from the key's bucket,
+// the same bucket as its REST requests.
+func TestAgentRateLimit(t *testing.T) {
+	f := fixture.Get(t)
+	s := serve(t, f)
+	key := newClient(t, s, f.A.Org, store.NewClient{RateLimit: 1})
+	rest := func() int {
+		return fixture.Send(s.h, http.MethodGet, routes.Prefix+"/attribute-templates", routes.KeyHeader, key, "").Code
+	}
+	for range 10 {
+		if rest() == http.StatusTooManyRequests {
+			break
+		}
+	}
+	res := post(t, s.endpoint, initialize, map[string]string{"Authorization": "Bearer " + key})
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+		t.Errorf("MCP after the REST calls emptied the bucket: %d, Retry-After %q", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+}
