@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/json/jsontext"
 	"errors"
 	"net/http"
 	"net/url"
@@ -23,8 +24,12 @@ type tool struct {
 	readOnly                 bool
 	in, out                  reflect.Type
 	inDoc, outDoc            docRoot
-	// call turns the tool's arguments into the route's request.
-	call func(args map[string]json.RawMessage) (Call, error)
+	// call turns the tool's arguments (and, for a tool that sets body, the
+	// route's body) into the route's request.
+	call func(args map[string]json.RawMessage, body []byte) (Call, error)
+	// body, when set, names the one argument that is not part of the
+	// route's body: the others are passed on as they came.
+	body string
 	// member, when set, is the member of the result under which the route's
 	// answer goes: MCP results are objects, and some answers are arrays.
 	member string
@@ -87,7 +92,7 @@ var tools = []tool{{
 	readOnly: true,
 	in:       reflect.TypeFor[struct{}](), out: reflect.TypeFor[templatesOutput](),
 	outDoc: wrapped("templates", operationAnswer("/attribute-templates", "get")),
-	call: func(args map[string]json.RawMessage) (Call, error) {
+	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
 		_, err := query(args)
 		return Call{Method: http.MethodGet, Path: "/attribute-templates"}, err
 	},
@@ -102,7 +107,7 @@ var tools = []tool{{
 	in:       reflect.TypeFor[findProductsInput](), out: reflect.TypeFor[enrichment.Page[enrichment.Product]](),
 	inDoc:  merged(operationParameters("/products", "get"), schemaRef("SkuLookup")),
 	outDoc: schemaRef("ProductPage"),
-	call: func(args map[string]json.RawMessage) (Call, error) {
+	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
 		skus, ok := args["skus"]
 		if !ok || string(skus) == "null" {
 			q, err := query(args, "query", "modifiedSince", "page", "pageSize")
@@ -124,7 +129,7 @@ var tools = []tool{{
 	in:       reflect.TypeFor[listGapsInput](), out: reflect.TypeFor[enrichment.Page[enrichment.GapItem]](),
 	inDoc:  operationParameters("/gaps", "get"),
 	outDoc: schemaRef("GapPage"),
-	call: func(args map[string]json.RawMessage) (Call, error) {
+	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
 		q, err := query(args, "page", "pageSize", "template", "brand", "category", "slot")
 		return Call{Method: http.MethodGet, Path: "/gaps", Query: q}, err
 	},
@@ -139,7 +144,7 @@ var tools = []tool{{
 	in: reflect.TypeFor[proposeInput](), out: reflect.TypeFor[proposeOutput](),
 	inDoc:  merged(schemaRef("SubmissionRequest"), operationParameters("/products/submissions", "post")),
 	outDoc: wrapped("results", operationAnswer("/products/submissions", "post")),
-	call: func(args map[string]json.RawMessage) (Call, error) {
+	call: func(args map[string]json.RawMessage, body []byte) (Call, error) {
 		q := url.Values{}
 		if raw, ok := args["dryRun"]; ok {
 			var dry *bool
@@ -149,11 +154,12 @@ var tools = []tool{{
 			if dry != nil && *dry {
 				q.Set("dryRun", "true")
 			}
-			delete(args, "dryRun")
 		}
-		body, err := json.Marshal(args) // note: the route answers for anything else in it
-		return Call{Method: http.MethodPost, Path: "/products/submissions", Query: q, Body: body}, err
+		return Call{Method: http.MethodPost, Path: "/products/submissions", Query: q, Body: body}, nil
 	},
+	// note: the body is passed on as it came, without dryRun (a 1000-item
+	// batch is read once here, then once by the route)
+	body:   "dryRun",
 	member: "results",
 }, {
 	name:  ToolGetFeedback,
@@ -166,7 +172,7 @@ var tools = []tool{{
 	in:       reflect.TypeFor[getFeedbackInput](), out: reflect.TypeFor[enrichment.Page[enrichment.RevisionItem]](),
 	inDoc:  operationParameters("/revisions", "get"),
 	outDoc: schemaRef("RevisionPage"),
-	call: func(args map[string]json.RawMessage) (Call, error) {
+	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
 		q, err := query(args, "since", "status", "sku", "page", "pageSize")
 		return Call{Method: http.MethodGet, Path: "/revisions", Query: q}, err
 	},
@@ -226,13 +232,11 @@ func (t tool) handler(call Caller) mcp.ToolHandler {
 		if !ok {
 			return nil, errors.New("no authenticated client") // note: ServeClient always sets one
 		}
-		args := map[string]json.RawMessage{}
-		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return refusal("The arguments must be a JSON object.", nil), nil
-			}
+		args, body, err := t.arguments(req.Params.Arguments)
+		if err != nil {
+			return refusal(err.Error(), nil), nil
 		}
-		c, err := t.call(args)
+		c, err := t.call(args, body)
 		if err != nil {
 			return refusal(err.Error(), nil), nil
 		}
@@ -256,6 +260,51 @@ func (t tool) handler(call Caller) mcp.ToolHandler {
 			StructuredContent: structured,
 		}, nil
 	}
+}
+
+// arguments are a call's arguments by name, and, for a tool that sets body,
+// the object of all the others as they came: the route's body.
+func (t tool) arguments(raw json.RawMessage) (map[string]json.RawMessage, []byte, error) {
+	args := map[string]json.RawMessage{}
+	if raw = bytes.TrimSpace(raw); len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	notObject := badInput("The arguments must be a JSON object.")
+	if t.body == "" {
+		if json.Unmarshal(raw, &args) != nil {
+			return nil, nil, notObject
+		}
+		return args, nil, nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, nil, notObject
+	}
+	body := make([]byte, 0, len(raw))
+	body = append(body, '{')
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, nil, notObject
+		}
+		name := tok.String() // note: before the next read voids tok
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil, nil, notObject
+		}
+		if name == t.body {
+			args[name] = bytes.Clone(value)
+			continue
+		}
+		if len(body) > 1 {
+			body = append(body, ',')
+		}
+		if body, err = jsontext.AppendQuote(body, name); err != nil {
+			return nil, nil, notObject
+		}
+		body = append(append(body, ':'), value...)
+	}
+	return args, append(body, '}'), nil
 }
 
 // refusal is a tool error: the route's message, then its details (which
