@@ -80,6 +80,7 @@ type target struct {
 	AttackKey  string
 	AttackKeys []string
 	HistoryKey string // the API client with a year of seeded revisions; "" without -revisions
+	Base       string // the server's URL, for the MCP kinds' sessions
 }
 
 func (t *target) keyHeader() http.Header {

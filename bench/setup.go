@@ -170,7 +170,7 @@ func createTarget(ctx context.Context, cfg config, bin, data, orgID string) (*ta
 	}
 	tg := &target{Key: key, ProbeKey: probeKey, Org: orgID, Products: products, GapsTotal: gapsTotal, RunID: fmt.Sprint(time.Now().Unix()),
 		SubmitKeys: map[string]string{}, AttackKey: attacker, AttackKeys: attackers}
-	for _, name := range append(slices.Clone(submitKinds), webhookKey) {
+	for _, name := range slices.Concat(submitKinds, mcpKinds, []string{webhookKey}) {
 		if _, tg.SubmitKeys[name], err = createKey(ctx, bin, data, orgID, "bench "+name, "catalog:read,catalog:submit", unlimited...); err != nil {
 			return nil, err
 		}
@@ -237,6 +237,7 @@ func measure(ctx context.Context, cfg config, srv *server, tg *target, profDir s
 			defer func() { logf("live: the realtime subscriber read %d revision messages", live.Load()) }()
 		}
 	}
+	tg.Base = srv.base
 	for _, sc := range scenarios(tg, cfg) {
 		if ctx.Err() != nil {
 			return ctx.Err()
