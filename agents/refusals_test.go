@@ -173,6 +173,9 @@ func TestAgentTenancy(t *testing.T) {
 	}
 
 	b := connect(t, s.endpoint, "Authorization", f.B.Keys["both"])
+	if got := call[struct{ Templates []template }](t, b, schemas, agents.ToolGetTemplates, nil).Templates; len(got) != 1 || got[0].Name != "Drills" {
+		t.Errorf("B's templates: %+v", got)
+	}
 	if got := call[page[product]](t, b, schemas, agents.ToolFindProducts, map[string]any{"skus": []string{"SKU-1", "SKU-M"}}); len(got.Items) != 1 || got.Items[0].Name != "Beta drill" {
 		t.Errorf("B looking up SKU-1 and A's SKU-M: %+v", got)
 	}

@@ -276,6 +276,14 @@ func (t tool) arguments(raw json.RawMessage) (map[string]json.RawMessage, []byte
 		}
 		return args, nil, nil
 	}
+	if raw[0] != '{' {
+		return nil, nil, notObject
+	}
+	if !bytes.Contains(raw, []byte(`"`+t.body+`"`)) {
+		// note: the usual case, and the SDK has checked that raw is JSON:
+		// passed on without another reading of a batch of up to 16 MiB
+		return args, raw, nil
+	}
 	dec := jsontext.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, nil, notObject
