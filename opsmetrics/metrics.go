@@ -38,6 +38,7 @@ type Metrics struct {
 	mu          sync.Mutex
 	config      Config
 	replication func() Replication // nil unless replicating
+	checkpoints func() Checkpoints // nil unless the checkpointer runs
 	addr        string             // the second listener's address, once listening
 }
 
@@ -93,6 +94,27 @@ func (m *Metrics) SetReplication(read func() Replication) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.replication = read
+}
+
+// Checkpoints are the background checkpointer's checkpoints of data.db
+// (checkpoint/) so far.
+type Checkpoints struct {
+	Count   int
+	Seconds float64
+}
+
+// SetCheckpoints tells the metrics how to read the checkpointer's
+// checkpoints; nil while none runs.
+func (m *Metrics) SetCheckpoints(read func() Checkpoints) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.checkpoints = read
+}
+
+func (m *Metrics) readCheckpoints() func() Checkpoints {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.checkpoints
 }
 
 func (m *Metrics) readReplication() func() Replication {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/checkpoint"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"github.com/catalog-enrichment/enrichment/replica"
@@ -47,4 +48,31 @@ func TestReplicationSeries(t *testing.T) {
 	}
 	w.value("enrichment_db_checkpoints_total")
 	w.value("enrichment_db_checkpoint_seconds_total")
+}
+
+// Without replication, the background checkpointer's checkpoints of
+// data.db are counted: a write is checkpointed within moments.
+func TestCheckpointSeries(t *testing.T) {
+	app, err := tests.NewTestApp(fixture.Get(t).Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Cleanup)
+	checkpoint.Register(app)
+	opsmetrics.Register(app, opsmetrics.Config{})
+	fixture.Serve(t, app)
+	w := &world{t: t, app: app}
+	if _, err := app.DB().NewQuery("UPDATE products SET name = name || ' ' WHERE sku = 'SKU-1'").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for w.value("enrichment_db_checkpoints_total") == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := w.value("enrichment_db_checkpoints_total"); n == 0 {
+		t.Error("no checkpoint counted while the checkpointer runs")
+	}
+	if s := w.value("enrichment_db_checkpoint_seconds_total"); s < 0 {
+		t.Errorf("checkpoint time %v", s)
+	}
 }

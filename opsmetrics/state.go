@@ -41,8 +41,8 @@ var (
 	walSizeDesc           = desc("db_wal_size_bytes", "Size of data.db's write-ahead log in bytes.")
 	replicationLagDesc    = desc("replication_lag_seconds", "How long the oldest change the replica lacks has waited; only while replicating.")
 	replicationErrorsDesc = desc("replication_errors_total", "Errors of the replication since the start; only while replicating.")
-	checkpointsDesc       = desc("db_checkpoints_total", "Checkpoints of data.db run by the replication (Litestream); only while replicating.")
-	checkpointSecsDesc    = desc("db_checkpoint_seconds_total", "Time spent in those checkpoints; only while replicating.")
+	checkpointsDesc       = desc("db_checkpoints_total", "Checkpoints of data.db: the server's background checkpointer's, or the replication's (Litestream) while replicating.")
+	checkpointSecsDesc    = desc("db_checkpoint_seconds_total", "Time spent in those checkpoints.")
 	scrapeErrorsDesc      = desc("scrape_errors", "Parts of this scrape that could not be read (see the log).")
 )
 
@@ -74,7 +74,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		r := read()
 		ch <- gauge(replicationLagDesc, r.LagSeconds)
 		ch <- prometheus.MustNewConstMetric(replicationErrorsDesc, prometheus.CounterValue, float64(r.Errors))
-		collectCheckpoints(ch)
+		collectLitestreamCheckpoints(ch)
+	} else if read := c.m.readCheckpoints(); read != nil {
+		cp := read()
+		ch <- prometheus.MustNewConstMetric(checkpointsDesc, prometheus.CounterValue, float64(cp.Count))
+		ch <- prometheus.MustNewConstMetric(checkpointSecsDesc, prometheus.CounterValue, cp.Seconds)
 	}
 	ch <- gauge(scrapeErrorsDesc, float64(failed))
 }
@@ -160,12 +164,12 @@ func fileSize(path string) float64 {
 	return float64(fi.Size())
 }
 
-// collectCheckpoints sends the checkpoints Litestream ran and their time.
+// collectLitestreamCheckpoints sends the checkpoints Litestream ran and their time.
 // note: Litestream counts them in its own series on Prometheus's default
 // registry (litestream_checkpoint_count and _seconds, by database and
 // mode); the replicator is the only writer of data.db's checkpoints while
 // it runs (wal_autocheckpoint is off then, service/db.go).
-func collectCheckpoints(ch chan<- prometheus.Metric) {
+func collectLitestreamCheckpoints(ch chan<- prometheus.Metric) {
 	families, _ := prometheus.DefaultGatherer.Gather()
 	n, secs := sumCounter(families, "litestream_checkpoint_count"), sumCounter(families, "litestream_checkpoint_seconds")
 	ch <- prometheus.MustNewConstMetric(checkpointsDesc, prometheus.CounterValue, n)

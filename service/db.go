@@ -32,22 +32,25 @@ const dbPragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragm
 	"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_pragma=temp_store(FILE)" +
 	"&_pragma=cache_size(-8000)&_pragma=mmap_size(1073741824)&_defensive=1"
 
-// replicatedPragma is added for data.db while Litestream replicates it
-// (replica/): Litestream alone checkpoints it, after it copied the WAL's
-// new frames, as it asks of the applications it replicates. Otherwise a
-// checkpoint that a commit starts could restart the WAL in the moment
-// Litestream holds no read transaction on it, before it read the frames,
-// and Litestream would then upload a snapshot of the whole database.
-const replicatedPragma = "&_pragma=wal_autocheckpoint(0)"
+// noAutoCheckpoint is added for data.db: no commit copies the log into
+// the database on its writer's time. While Litestream replicates data.db it
+// alone checkpoints it, after it copied the WAL's new frames, as it asks of
+// the applications it replicates (otherwise a checkpoint that a commit
+// starts could restart the WAL in the moment Litestream holds no read
+// transaction on it, before it read the frames, and Litestream would then
+// upload a snapshot of the whole database). Otherwise `serve` runs the
+// background checkpointer (checkpoint/). A command run without a server
+// (an import, say) leaves its log to SQLite's checkpoint when the last
+// connection closes, or, beside a running server, to the server's
+// checkpointer.
+const noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
 
-// dbConnect opens data.db and auxiliary.db with dbPragmas; replicated says
-// whether data.db is replicated.
-func dbConnect(replicated bool) func(dbPath string) (*dbx.DB, error) {
-	return func(dbPath string) (*dbx.DB, error) {
-		pragmas := dbPragmas
-		if replicated && filepath.Base(dbPath) == "data.db" {
-			pragmas += replicatedPragma
-		}
-		return dbx.Open("sqlite", dbPath+pragmas)
+// dbConnect opens data.db and auxiliary.db with dbPragmas, data.db without
+// automatic checkpoints.
+func dbConnect(path string) (*dbx.DB, error) {
+	pragmas := dbPragmas
+	if filepath.Base(path) == "data.db" {
+		pragmas += noAutoCheckpoint
 	}
+	return dbx.Open("sqlite", path+pragmas)
 }

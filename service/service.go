@@ -29,7 +29,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 		// statement printed) on for binaries under the temp folder, as `go run` builds
 		DefaultDev:     false,
 		DefaultDataDir: cmd.DefaultDataDir(args),
-		DBConnect:      dbConnect(replicaURL != ""),
+		DBConnect:      dbConnect,
 	})
 	// note: PocketBase warns, on standard output before a command's own
 	// output (--json included), when the SQLite driver is not the one it
@@ -42,7 +42,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	// schema changes come only from the Go migrations in migrations/
 	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{Automigrate: false})
 
-	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true,
+	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true, Checkpoint: true,
 		Metrics: opsmetrics.ConfigFromEnv()})
 	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app

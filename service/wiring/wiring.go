@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/catalog-enrichment/enrichment/checkpoint"
 	"github.com/catalog-enrichment/enrichment/hooks"
 	"github.com/catalog-enrichment/enrichment/jobs"
 	_ "github.com/catalog-enrichment/enrichment/migrations" // the schema
@@ -35,14 +36,19 @@ type Options struct {
 	// Trust runs the trust policies' worker while the app serves (the
 	// binary always does); tests step it themselves (jobs.Trust).
 	Trust bool
+	// Checkpoint runs the background checkpointer of data.db while the app
+	// serves without replicating (the binary does; Litestream checkpoints
+	// while it replicates). Tests' apps keep SQLite's own checkpoints.
+	Checkpoint bool
 	// Metrics says who may scrape GET /metrics (opsmetrics.ConfigFromEnv in
 	// the binary; zero: superusers only, no second listener).
 	Metrics opsmetrics.Config
 }
 
 // Bind registers the step after each commit, the hooks, routes, jobs,
-// pages, operators' metrics and replication on app,
-// the webhook dispatcher when o.Deliver and the trust worker when o.Trust.
+// pages, operators' metrics and replication on app, the webhook dispatcher
+// when o.Deliver, the trust worker when o.Trust and the checkpointer when
+// o.Checkpoint (and not replicating).
 func Bind(app core.App, o Options) {
 	out := o.Out
 	if out == nil {
@@ -67,6 +73,9 @@ func Bind(app core.App, o Options) {
 	}
 	if o.Trust {
 		jobs.RegisterTrust(app)
+	}
+	if o.Checkpoint && o.ReplicaURL == "" {
+		checkpoint.Register(app)
 	}
 	opsmetrics.Register(app, o.Metrics)
 	routes.RegisterPublic(app, o.Pages)
