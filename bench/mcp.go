@@ -28,17 +28,12 @@ var mcpKinds = []string{mcpPropose, mcpSessions}
 // same products in the same order) as the propose tool's arguments, from
 // one session.
 func (t *target) proposeMCP(name string, n int, seed uint64) *kind {
-	g := &batches{t: t, n: n, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
-	g.order = g.rng.Perm(len(t.Products))
+	g := newBatches(t, n, 0, seed)
 	sessions := &mcpSessionsOf{t: t, key: t.SubmitKeys[name]}
 	return &kind{Name: name, Unit: "proposals", Header: sessions.header(),
 		Count: func(b []byte) int { return bytes.Count(b, createdMarker) },
 		Next: func(rng *rand.Rand, seq int) request {
-			var args bytes.Buffer
-			fmt.Fprintf(&args, `{"externalSubmissionId":"bench-%s-%s-%d-%d","items":`, t.RunID, name, rng.Uint32(), seq)
-			args.Write(g.next())
-			args.WriteByte('}')
-			return sessions.call(rng, "propose", args.Bytes())
+			return sessions.call(rng, "propose", g.body(name, rng, seq))
 		}}
 }
 

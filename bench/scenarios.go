@@ -278,17 +278,30 @@ var createdMarker = []byte(`"status":"CREATED"`)
 // catalog runs out (100 batches of 1000 at 100k products); then the fresh
 // ones start over and supersede too.
 func (t *target) submit(name string, n int, seed uint64, share float64) *kind {
-	g := &batches{t: t, n: n, share: share, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
-	g.order = g.rng.Perm(len(t.Products))
+	g := newBatches(t, n, share, seed)
 	return &kind{Name: name, Unit: "proposals", Header: header(t.SubmitKeys[name]),
 		Count: func(b []byte) int { return bytes.Count(b, createdMarker) },
 		Next: func(rng *rand.Rand, seq int) request {
-			var body bytes.Buffer
-			fmt.Fprintf(&body, `{"externalSubmissionId":"bench-%s-%s-%d-%d","items":`, t.RunID, name, rng.Uint32(), seq)
-			body.Write(g.next())
-			body.WriteByte('}')
-			return request{Method: "POST", URL: "/api/enrichment/products/submissions", Body: body.Bytes()}
+			return request{Method: "POST", URL: "/api/enrichment/products/submissions", Body: g.body(name, rng, seq)}
 		}}
+}
+
+// newBatches makes the batches of n items of a submission kind, share of
+// them superseding the previous batch's; seed picks the products.
+func newBatches(t *target, n int, share float64, seed uint64) *batches {
+	g := &batches{t: t, n: n, share: share, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
+	g.order = g.rng.Perm(len(t.Products))
+	return g
+}
+
+// body is the submissions route's body of the next batch, with an
+// externalSubmissionId of its own (the kind's name, the run and seq).
+func (g *batches) body(name string, rng *rand.Rand, seq int) []byte {
+	var body bytes.Buffer
+	fmt.Fprintf(&body, `{"externalSubmissionId":"bench-%s-%s-%d-%d","items":`, g.t.RunID, name, rng.Uint32(), seq)
+	body.Write(g.next())
+	body.WriteByte('}')
+	return body.Bytes()
 }
 
 // batches makes the successive batches of one submission kind.
