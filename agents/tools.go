@@ -110,7 +110,7 @@ var tools = []tool{{
 	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
 		skus, ok := args["skus"]
 		if !ok || string(skus) == "null" {
-			q, err := query(args, "query", "modifiedSince", "page", "pageSize")
+			q, err := query(args, slices.DeleteFunc(argumentNames[findProductsInput](), func(n string) bool { return n == "skus" })...)
 			return Call{Method: http.MethodGet, Path: "/products", Query: q}, err
 		}
 		if len(args) > 1 {
@@ -130,7 +130,7 @@ var tools = []tool{{
 	inDoc:  operationParameters("/gaps", "get"),
 	outDoc: schemaRef("GapPage"),
 	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
-		q, err := query(args, "page", "pageSize", "template", "brand", "category", "slot")
+		q, err := query(args, argumentNames[listGapsInput]()...)
 		return Call{Method: http.MethodGet, Path: "/gaps", Query: q}, err
 	},
 }, {
@@ -157,8 +157,8 @@ var tools = []tool{{
 		}
 		return Call{Method: http.MethodPost, Path: "/products/submissions", Query: q, Body: body}, nil
 	},
-	// note: the body is passed on as it came, without dryRun (a 1000-item
-	// batch is read once here, then once by the route)
+	// note: the body is passed on as it came, without dryRun (read here only
+	// when the arguments mention dryRun)
 	body:   "dryRun",
 	member: "results",
 }, {
@@ -173,10 +173,30 @@ var tools = []tool{{
 	inDoc:  operationParameters("/revisions", "get"),
 	outDoc: schemaRef("RevisionPage"),
 	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
-		q, err := query(args, "since", "status", "sku", "page", "pageSize")
+		q, err := query(args, argumentNames[getFeedbackInput]()...)
 		return Call{Method: http.MethodGet, Path: "/revisions", Query: q}, err
 	},
 }}
+
+// argumentNames are the JSON names of T's fields, those of embedded
+// structs in their place: the arguments a tool of input T takes.
+func argumentNames[T any]() []string {
+	var names []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for f := range t.Fields() {
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				names = append(names, name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[T]())
+	return names
+}
 
 // badInput is arguments a tool cannot turn into a request; its text is
 // the tool error's message, worded as the routes word theirs.

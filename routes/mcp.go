@@ -72,7 +72,7 @@ func mcpCaller(app core.App, routes []route) agents.Caller {
 		if !client.HasScope(r.Scope) {
 			return answerOf(apierror.Forbidden(r.Scope))
 		}
-		if limit := r.BodyLimit; int64(len(c.Body)) > max(limit, defaultBodyLimit) {
+		if int64(len(c.Body)) > r.bodyLimit() {
 			return answerOf(apis.ErrRequestEntityTooLarge)
 		}
 		target := Prefix + c.Path

@@ -37,6 +37,14 @@ type route struct {
 	BodyLimit int64 // 0: defaultBodyLimit
 }
 
+// bodyLimit is the route's bound on request bodies.
+func (r route) bodyLimit() int64 {
+	if r.BodyLimit == 0 {
+		return defaultBodyLimit
+	}
+	return r.BodyLimit
+}
+
 // table lists every route of the API; each resource file contributes its own.
 func table() []route {
 	return slices.Concat(templateRoutes, productRoutes, gapRoutes, submissionRoutes, metricsRoutes, revisionRoutes,
@@ -67,10 +75,7 @@ func Register(app core.App) {
 			}
 			answerable := slices.Concat(routes, mcpRoutes(mcp))
 			for _, r := range routes {
-				limit := r.BodyLimit
-				if limit == 0 {
-					limit = defaultBodyLimit
-				}
+				limit := r.bodyLimit()
 				if r.Reviewer {
 					// note: outside the key's group; PocketBase's token auth
 					se.Router.Route(r.Method, Prefix+r.Path, r.Handler).
