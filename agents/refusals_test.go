@@ -14,13 +14,14 @@ import (
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // initialize is an MCP client's first message.
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
 // post sends one raw MCP message with the given headers.
-func post(t *testing.T, endpoint, body string, headers map[string]string) *http.Response {
+func post(t testing.TB, endpoint, body string, headers map[string]string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
@@ -37,6 +38,19 @@ func post(t *testing.T, endpoint, body string, headers map[string]string) *http.
 	}
 	t.Cleanup(func() { _ = res.Body.Close() })
 	return res
+}
+
+// rawSession opens a session with raw messages, as the load harness does,
+// and returns its id.
+func rawSession(t testing.TB, endpoint, key string) string {
+	t.Helper()
+	auth := map[string]string{"Authorization": "Bearer " + key}
+	id := post(t, endpoint, initialize, auth).Header.Get("Mcp-Session-Id")
+	auth["Mcp-Session-Id"], auth["Mcp-Protocol-Version"] = id, "2025-11-25"
+	if res := post(t, endpoint, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, auth); id == "" || res.StatusCode != http.StatusAccepted {
+		t.Fatalf("open a session: %q, %d", id, res.StatusCode)
+	}
+	return id
 }
 
 // TestAgentAuthentication: without a valid key the endpoint answers 401
@@ -145,14 +159,14 @@ func countRevisions(t *testing.T, s server) int {
 }
 
 // newClient adds an API client to org and returns its key.
-func newClient(t *testing.T, s server, org enrichment.Org, c store.NewClient) string {
+func newClient(t testing.TB, app core.App, org enrichment.Org, c store.NewClient) string {
 	t.Helper()
 	key := apikey.New("")
 	c.Name, c.KeyHash, c.KeyPrefix = "agent", key.Hash, key.Shown
 	if c.Scopes == nil {
 		c.Scopes = enrichment.Scopes
 	}
-	if _, err := store.New(s.app).Accounts().CreateClient(org, c); err != nil {
+	if _, err := store.New(app).Accounts().CreateClient(org, c); err != nil {
 		t.Fatal(err)
 	}
 	return key.Raw
@@ -193,12 +207,12 @@ func TestAgentTenancy(t *testing.T) {
 		t.Errorf("B proposing for A's SKU-M: %+v", got)
 	}
 
-	other := connect(t, s.endpoint, "Authorization", newClient(t, s, f.A.Org, store.NewClient{}))
+	other := connect(t, s.endpoint, "Authorization", newClient(t, s.app, f.A.Org, store.NewClient{}))
 	if got := call[page[revision]](t, other, schemas, agents.ToolGetFeedback, nil); got.TotalElements != 0 {
 		t.Errorf("another client of A sees the first one's revisions: %+v", got)
 	}
 
-	shoes := connect(t, s.endpoint, "Authorization", newClient(t, s, f.A.Org, store.NewClient{Catalog: enrichment.Selection{Templates: []string{"Shoes"}}}))
+	shoes := connect(t, s.endpoint, "Authorization", newClient(t, s.app, f.A.Org, store.NewClient{Catalog: enrichment.Selection{Templates: []string{"Shoes"}}}))
 	if got := call[page[product]](t, shoes, schemas, agents.ToolFindProducts, map[string]any{"skus": []string{"SKU-1", "SKU-NEW"}}); len(got.Items) != 1 || got.Items[0].SKU != "SKU-1" {
 		t.Errorf("a client of Shoes looking up SKU-NEW: %+v", got)
 	}
@@ -221,7 +235,7 @@ func TestAgentTenancy(t *testing.T) {
 func TestAgentRateLimit(t *testing.T) {
 	f := fixture.Get(t)
 	s := serve(t, f)
-	key := newClient(t, s, f.A.Org, store.NewClient{RateLimit: 1})
+	key := newClient(t, s.app, f.A.Org, store.NewClient{RateLimit: 1})
 	rest := func() int {
 		return fixture.Send(s.h, http.MethodGet, routes.Prefix+"/attribute-templates", routes.KeyHeader, key, "").Code
 	}
