@@ -4,22 +4,25 @@
 // commit returns: a large submission or an import then waits for a
 // checkpoint of everything before it. The service turns that rule off
 // (service/db.go) and, in `serve`, runs this checkpointer beside the
-// writers instead: a PASSIVE checkpoint a few times a second, which copies
-// what no reader still needs and never waits for anyone, and, when readers
-// kept the log from being reused until it passed a bound, a TRUNCATE one,
-// which waits for the readers of the moment (holding new writers meanwhile)
-// and empties the file. While Litestream replicates data.db it checkpoints
+// writers instead: a PASSIVE checkpoint a few times a second while anything
+// was committed since the last (dbversion/), which copies what no reader
+// still needs and never waits for anyone, and, when readers kept the log
+// from being reused until it passed a bound, a TRUNCATE one, which waits
+// for the readers of the moment (holding new writers meanwhile) and empties
+// the file. While Litestream replicates data.db it checkpoints
 // the database itself, after it copied the log (replica/), and this one
 // does not run.
 package checkpoint
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/dbversion"
 	"github.com/pocketbase/dbx"
 )
 
@@ -43,7 +46,8 @@ type Options struct {
 	OnError func(mode string, err error)
 }
 
-// Stats are the checkpoints run so far.
+// Stats are the checkpoints run so far (none runs while nothing was
+// committed since one that copied the whole WAL).
 type Stats struct {
 	Passive, Truncate int           // checkpoints run, by mode
 	Time              time.Duration // their time in all
@@ -51,20 +55,25 @@ type Stats struct {
 
 // Checkpointer checkpoints one database on a schedule of its own.
 type Checkpointer struct {
-	db      dbx.Builder
+	db      *dbx.DB
 	walPath string
 	opts    Options
 	stop    context.CancelFunc
 	done    chan struct{}
 
-	mu    sync.Mutex
-	stats Stats
+	mu       sync.Mutex
+	stats    Stats
+	versions *dbversion.Watcher
+	// the database's version at the last checkpoint, and whether that one
+	// copied the whole WAL: while both hold, there is nothing to do
+	lastVersion dbversion.Version
+	complete    bool
 }
 
 // Start checkpoints the database db at dbPath (its log is dbPath-wal) until
-// Stop. db should be a pool of its own readers (PocketBase's concurrent one):
-// a passive checkpoint takes no writer's lock.
-func Start(db dbx.Builder, dbPath string, opts Options) *Checkpointer {
+// Stop. db should be a pool of readers (PocketBase's concurrent one): a
+// passive checkpoint takes no writer's lock.
+func Start(db *dbx.DB, dbPath string, opts Options) *Checkpointer {
 	if opts.Interval <= 0 {
 		opts.Interval = Interval
 	}
@@ -72,7 +81,8 @@ func Start(db dbx.Builder, dbPath string, opts Options) *Checkpointer {
 		opts.Bound = Bound
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Checkpointer{db: db, walPath: dbPath + "-wal", opts: opts, stop: cancel, done: make(chan struct{})}
+	c := &Checkpointer{db: db, walPath: dbPath + "-wal", opts: opts, stop: cancel, done: make(chan struct{}),
+		versions: dbversion.New(func() *sql.DB { return db.DB() }, dbPath)}
 	go c.run(ctx)
 	return c
 }
@@ -92,6 +102,7 @@ func (c *Checkpointer) Stats() Stats {
 
 func (c *Checkpointer) run(ctx context.Context) {
 	defer close(c.done)
+	defer c.versions.Close()
 	tick := time.NewTicker(c.opts.Interval)
 	defer tick.Stop()
 	for {
@@ -104,16 +115,30 @@ func (c *Checkpointer) run(ctx context.Context) {
 		if fi, err := os.Stat(c.walPath); err == nil && fi.Size() > c.opts.Bound {
 			mode = "TRUNCATE"
 		}
-		if err := c.Checkpoint(ctx, mode); err != nil && ctx.Err() == nil && c.opts.OnError != nil {
+		// note: nothing committed since a checkpoint that copied the whole WAL
+		// leaves nothing to copy (a checkpoint does not move the version)
+		version, err := c.versions.Version(ctx)
+		if mode == "PASSIVE" && err == nil && c.complete && version == c.lastVersion {
+			continue
+		}
+		complete, err := c.checkpoint(ctx, mode)
+		if err != nil && ctx.Err() == nil && c.opts.OnError != nil {
 			c.opts.OnError(mode, err)
 		}
+		c.lastVersion, c.complete = version, complete
 	}
 }
 
 // Checkpoint runs one checkpoint of mode (PASSIVE or TRUNCATE) now.
 func (c *Checkpointer) Checkpoint(ctx context.Context, mode string) error {
+	_, err := c.checkpoint(ctx, mode)
+	return err
+}
+
+// checkpoint runs one and says whether it copied the whole WAL.
+func (c *Checkpointer) checkpoint(ctx context.Context, mode string) (complete bool, err error) {
 	if mode != "PASSIVE" && mode != "TRUNCATE" {
-		return fmt.Errorf("checkpoint mode %q: want PASSIVE or TRUNCATE", mode)
+		return false, fmt.Errorf("checkpoint mode %q: want PASSIVE or TRUNCATE", mode)
 	}
 	start := time.Now()
 	// note: busy is 1 when a TRUNCATE could not wait out the readers or a
@@ -121,9 +146,8 @@ func (c *Checkpointer) Checkpoint(ctx context.Context, mode string) error {
 	// are the log's frames and those in the database
 	var busy, log, done int64
 	if err := c.db.NewQuery("PRAGMA wal_checkpoint("+mode+")").WithContext(ctx).Row(&busy, &log, &done); err != nil {
-		return fmt.Errorf("%s checkpoint: %w", mode, err)
+		return false, fmt.Errorf("%s checkpoint: %w", mode, err)
 	}
-	took := time.Since(start)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if mode == "TRUNCATE" {
@@ -131,9 +155,9 @@ func (c *Checkpointer) Checkpoint(ctx context.Context, mode string) error {
 	} else {
 		c.stats.Passive++
 	}
-	c.stats.Time += took
+	c.stats.Time += time.Since(start)
 	if busy != 0 && mode == "TRUNCATE" {
-		return fmt.Errorf("TRUNCATE checkpoint: readers or a writer held the log for the whole busy timeout (%d of %d frames copied)", done, log)
+		return false, fmt.Errorf("TRUNCATE checkpoint: readers or a writer held the log for the whole busy timeout (%d of %d frames copied)", done, log)
 	}
-	return nil
+	return busy == 0 && done == log, nil
 }

@@ -131,3 +131,25 @@ func TestCheckpointMode(t *testing.T) {
 		t.Error("a mode other than PASSIVE or TRUNCATE was run")
 	}
 }
+
+// TestIdleNotCounted: a passive checkpoint that finds no new frames in the
+// WAL had nothing to do and is not counted; the next write is.
+func TestIdleNotCounted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.db")
+	db := open(t, path)
+	write(t, db, 1)
+	c := checkpoint.Start(db, path, checkpoint.Options{Interval: 5 * time.Millisecond})
+	defer c.Stop()
+	time.Sleep(200 * time.Millisecond) // about 40 ticks
+	if s := c.Stats(); s.Passive != 1 {
+		t.Errorf("one write then idle: %+v, want 1 passive checkpoint", s)
+	}
+	write(t, db, 1)
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Stats().Passive < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s := c.Stats(); s.Passive != 2 {
+		t.Errorf("after another write: %+v, want 2", s)
+	}
+}

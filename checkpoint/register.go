@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/catalog-enrichment/enrichment/opsmetrics"
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 )
@@ -15,7 +16,8 @@ func Register(app core.App) {
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentCheckpoints",
 		Func: func(se *core.ServeEvent) error {
-			c = Start(se.App.ConcurrentDB(), filepath.Join(se.App.DataDir(), "data.db"), Options{
+			// note: PocketBase's concurrent (read) pool is always a *dbx.DB
+			c = Start(se.App.ConcurrentDB().(*dbx.DB), filepath.Join(se.App.DataDir(), "data.db"), Options{
 				OnError: func(mode string, err error) {
 					se.App.Logger().Warn("enrichment: checkpoint of data.db", "mode", mode, "error", err.Error())
 				},
