@@ -68,12 +68,13 @@ func Register(app core.App) {
 			se.Router.Bind(closeUnread(), compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
-			for _, r := range mcpRoutes(mcp) {
+			mcpRows := mcpRoutes(mcp)
+			for _, r := range mcpRows {
 				// note: no scope (each tool asks for its route's) and no
 				// content type (the SDK answers for its own)
 				g.Route(r.Method, r.Path, r.Handler).Bind(apis.BodyLimit(r.BodyLimit), apiBodies(bodies, r.BodyLimit))
 			}
-			answerable := slices.Concat(routes, mcpRoutes(mcp))
+			answerable := slices.Concat(routes, mcpRows)
 			for _, r := range routes {
 				limit := r.bodyLimit()
 				if r.Reviewer {
