@@ -1,9 +1,10 @@
 // Package routes serves the enrichment API under /api/enrichment. Each
 // resource's file opens with its route table; Register binds the vendors'
 // routes behind the API-key middleware (with the scope each one needs), the
-// reviewers' routes behind PocketBase's token auth (reviewers and
-// superusers), the OpenAPI document without authentication, and answers
-// unknown paths and wrong methods.
+// MCP endpoint for agents behind the same middleware (mcp.go: its tools call
+// the vendors' routes), the reviewers' routes behind PocketBase's token auth
+// (reviewers and superusers), the OpenAPI document without authentication,
+// and answers unknown paths and wrong methods.
 package routes
 
 import (
