@@ -60,6 +60,7 @@ func TestAgentLoop(t *testing.T) {
 	s := serve(t, f)
 	session := connect(t, s.endpoint, "Authorization", f.A.Keys["both"])
 	schemas := outputSchemas(t, session)
+	t.Logf("protocol version %s", session.InitializeResult().ProtocolVersion)
 	var names []string
 	for name := range schemas {
 		names = append(names, name)
