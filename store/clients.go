@@ -223,15 +223,24 @@ func (s *Accounts) CreateClient(org enrichment.Org, c NewClient) (int64, error) 
 	return sqlparts.StoredID(rec.Id), nil
 }
 
+// clientRecord is API client id's record; ErrNotFound when there is none.
+func (s *Accounts) clientRecord(id int64) (*core.Record, error) {
+	rec, err := s.app.FindRecordById(schema.APIClients, FormatID(id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, enrichment.NotFound("API client")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find api client %d: %w", id, err)
+	}
+	return rec, nil
+}
+
 // SelectCatalog sets the catalog an API client's keys see and returns it
 // as stored.
 func (s *Accounts) SelectCatalog(id int64, sel enrichment.Selection) (enrichment.Selection, error) {
-	rec, err := s.app.FindRecordById(schema.APIClients, FormatID(id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Selection{}, enrichment.NotFound("API client")
-	}
+	rec, err := s.clientRecord(id)
 	if err != nil {
-		return enrichment.Selection{}, fmt.Errorf("find api client %d: %w", id, err)
+		return enrichment.Selection{}, err
 	}
 	rec.Set("catalog", sel)
 	if err := s.app.Save(rec); err != nil {
@@ -242,12 +251,9 @@ func (s *Accounts) SelectCatalog(id int64, sel enrichment.Selection) (enrichment
 
 // RevokeClient deactivates an API client; its key is refused from then on.
 func (s *Accounts) RevokeClient(id int64) (enrichment.Client, error) {
-	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, enrichment.NotFound("API client")
-	}
+	rec, err := s.clientRecord(id)
 	if err != nil {
-		return enrichment.Client{}, fmt.Errorf("find api client %d: %w", id, err)
+		return enrichment.Client{}, err
 	}
 	rec.Set("active", false)
 	if err := s.app.Save(rec); err != nil {
@@ -273,12 +279,9 @@ func (s *Accounts) RotateKey(id int64, keyHash, keyPrefix string, grace time.Dur
 
 // rotateKey is RotateKey in the caller's transaction.
 func (s *Accounts) rotateKey(id int64, keyHash, keyPrefix string, grace time.Duration) (enrichment.Client, error) {
-	rec, err := s.app.FindRecordById("api_clients", FormatID(id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return enrichment.Client{}, enrichment.NotFound("API client")
-	}
+	rec, err := s.clientRecord(id)
 	if err != nil {
-		return enrichment.Client{}, fmt.Errorf("find api client %d: %w", id, err)
+		return enrichment.Client{}, err
 	}
 	if !rec.GetBool("active") {
 		return enrichment.Client{}, fmt.Errorf("api client %d is revoked; create a new key instead", id)
