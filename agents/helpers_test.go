@@ -46,22 +46,18 @@ func (w withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 // header (routes.KeyHeader or Authorization, as "Bearer KEY").
 func connect(t *testing.T, endpoint, header, key string) *mcp.ClientSession {
 	t.Helper()
-	session, err := dial(endpoint, header, key)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { _ = session.Close() })
-	return session
-}
-
-func dial(endpoint, header, key string) (*mcp.ClientSession, error) {
 	if header == "Authorization" {
 		key = "Bearer " + key
 	}
 	transport := &mcp.StreamableClientTransport{Endpoint: endpoint,
 		HTTPClient: &http.Client{Transport: withHeader{header, key}}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0.0"}, nil)
-	return client.Connect(context.Background(), transport, nil)
+	session, err := client.Connect(context.Background(), transport, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = session.Close() })
+	return session
 }
 
 // outputSchemas are the session's tools' output schemas, by tool name.

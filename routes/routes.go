@@ -73,7 +73,7 @@ func Register(app core.App) {
 			for _, r := range mcpRows {
 				// note: no scope (each tool asks for its route's) and no
 				// content type (the SDK answers for its own)
-				g.Route(r.Method, r.Path, r.Handler).Bind(apis.BodyLimit(r.BodyLimit), apiBodies(bodies, r.BodyLimit))
+				g.Route(r.Method, r.Path, r.Handler).Bind(apis.BodyLimit(r.bodyLimit()), apiBodies(bodies, r.bodyLimit()))
 			}
 			answerable := slices.Concat(routes, mcpRows)
 			for _, r := range routes {
