@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"path/filepath"
 
 	"github.com/catalog-enrichment/enrichment/opsmetrics"
@@ -9,9 +10,33 @@ import (
 	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
-// Register runs a checkpointer of app's data.db while app serves, and
-// shows its checkpoints in the operators' metrics.
-func Register(app core.App) {
+// Register keeps app's data.db log short and durable, its connections
+// opened with Connector (no checkpoint at close). Unless Litestream
+// replicates data.db (replicated), which checkpoints it itself: a
+// checkpointer runs while app serves, shown in the operators' metrics, and
+// a process that ends with a log past Bound empties it first. Every
+// process syncs the log it leaves.
+func Register(app core.App, replicated bool) {
+	app.OnBootstrapClear().Bind(&hook.Handler[*core.BootstrapEvent]{
+		Id: "enrichmentCheckpointsAtClose",
+		Func: func(e *core.BootstrapEvent) error {
+			walPath := filepath.Join(e.App.DataDir(), "data.db-wal")
+			if !replicated {
+				if err := boundLog(e.App.NonconcurrentDB(), walPath, Bound); err != nil {
+					e.App.Logger().Warn("enrichment: checkpoint of data.db at close", "error", err.Error())
+				}
+			}
+			err := e.Next() // note: closes the databases
+			if syncErr := syncLog(walPath); syncErr != nil {
+				e.App.Logger().Error("enrichment: data.db's log at close", "error", syncErr.Error())
+				err = errors.Join(err, syncErr)
+			}
+			return err
+		},
+	})
+	if replicated {
+		return
+	}
 	var c *Checkpointer
 	app.OnServe().Bind(&hook.Handler[*core.ServeEvent]{
 		Id: "enrichmentCheckpoints",

@@ -58,7 +58,7 @@ func TestCheckpointSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(app.Cleanup)
-	checkpoint.Register(app)
+	checkpoint.Register(app, false)
 	opsmetrics.Register(app, opsmetrics.Config{})
 	fixture.Serve(t, app)
 	w := &world{t: t, app: app}

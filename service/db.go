@@ -1,8 +1,10 @@
 package service
 
 import (
+	"database/sql"
 	"path/filepath"
 
+	"github.com/catalog-enrichment/enrichment/checkpoint"
 	"github.com/pocketbase/dbx"
 )
 
@@ -39,18 +41,21 @@ const dbPragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragm
 // starts could restart the WAL in the moment Litestream holds no read
 // transaction on it, before it read the frames, and Litestream would then
 // upload a snapshot of the whole database). Otherwise `serve` runs the
-// background checkpointer (checkpoint/). A command run without a server
-// (an import, say) leaves its log to SQLite's checkpoint when the last
-// connection closes, or, beside a running server, to the server's
-// checkpointer.
+// background checkpointer (checkpoint/). Nor does closing the last
+// connection checkpoint (checkpoint.Connector): a command run without a
+// server (an import, say) leaves its log, synced, to the next server's
+// checkpointer, unless it passed checkpoint.Bound (checkpoint.Register).
 const noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
 
 // dbConnect opens data.db and auxiliary.db with dbPragmas, data.db without
-// automatic checkpoints.
+// automatic checkpoints, at commits or at close.
 func dbConnect(path string) (*dbx.DB, error) {
-	pragmas := dbPragmas
-	if filepath.Base(path) == "data.db" {
-		pragmas += noAutoCheckpoint
+	if filepath.Base(path) != "data.db" {
+		return dbx.Open("sqlite", path+dbPragmas)
 	}
-	return dbx.Open("sqlite", path+pragmas)
+	connector, err := checkpoint.Connector(path + dbPragmas + noAutoCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	return dbx.NewFromDB(sql.OpenDB(connector), "sqlite"), nil
 }

@@ -36,9 +36,11 @@ type Options struct {
 	// Trust runs the trust policies' worker while the app serves (the
 	// binary always does); tests step it themselves (jobs.Trust).
 	Trust bool
-	// Checkpoint runs the background checkpointer of data.db while the app
-	// serves without replicating (the binary does; Litestream checkpoints
-	// while it replicates). Tests' apps keep SQLite's own checkpoints.
+	// Checkpoint takes data.db's checkpoints off the writers' path: the
+	// background checkpointer while the app serves without replicating
+	// (Litestream checkpoints while it replicates), and the log bounded and
+	// synced at close, where SQLite no longer checkpoints (the binary's
+	// connections, service/db.go). Tests' apps keep SQLite's own checkpoints.
 	Checkpoint bool
 	// Metrics says who may scrape GET /metrics (opsmetrics.ConfigFromEnv in
 	// the binary; zero: superusers only, no second listener).
@@ -47,8 +49,8 @@ type Options struct {
 
 // Bind registers the step after each commit, the hooks, routes, jobs,
 // pages, operators' metrics and replication on app, the webhook dispatcher
-// when o.Deliver, the trust worker when o.Trust and the checkpointer when
-// o.Checkpoint (and not replicating).
+// when o.Deliver, the trust worker when o.Trust and the checkpoints when
+// o.Checkpoint.
 func Bind(app core.App, o Options) {
 	out := o.Out
 	if out == nil {
@@ -74,8 +76,8 @@ func Bind(app core.App, o Options) {
 	if o.Trust {
 		jobs.RegisterTrust(app)
 	}
-	if o.Checkpoint && o.ReplicaURL == "" {
-		checkpoint.Register(app)
+	if o.Checkpoint {
+		checkpoint.Register(app, o.ReplicaURL != "")
 	}
 	opsmetrics.Register(app, o.Metrics)
 	routes.RegisterPublic(app, o.Pages)
