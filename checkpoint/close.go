@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"github.com/pocketbase/dbx"
 	"modernc.org/libc"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -19,9 +18,9 @@ import (
 // off (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE). Otherwise the last connection of a
 // process to close copies the whole log into the database before the
 // process can end: after an import of 100k products, a second of the
-// command's five, after one of 1M, 25 s. The copy is left to the server's
-// checkpointer, which runs beside the writers, and to Close, which bounds
-// the log a process leaves and makes it durable.
+// command's five, after one of 1M, 22 s. The copy is left to the server's
+// checkpointer, which runs beside the writers (Register syncs the log a
+// process leaves).
 func Connector(dsn string) (driver.Connector, error) {
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
@@ -74,24 +73,6 @@ func skipCheckpointOnClose(conn driver.Conn) error {
 	if rc := sqlite3.Xsqlite3_db_config(tls, uintptr(field.Uint()), sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
 		libc.VaList(va, int32(1), uintptr(0))); rc != sqlite3.SQLITE_OK {
 		return fmt.Errorf("checkpoint: sqlite3_db_config(NO_CKPT_ON_CLOSE): code %d", rc)
-	}
-	return nil
-}
-
-// boundLog empties the log at walPath into the database of db when it is
-// larger than bound: what a process leaves for the next server's
-// checkpointer stays within what that one keeps.
-func boundLog(db dbx.Builder, walPath string, bound int64) error {
-	fi, err := os.Stat(walPath)
-	if err != nil || fi.Size() <= bound {
-		return nil // note: no log, nothing to bound
-	}
-	var busy, logged, copied int
-	if err := db.NewQuery("PRAGMA wal_checkpoint(TRUNCATE)").Row(&busy, &logged, &copied); err != nil {
-		return fmt.Errorf("checkpoint a log of %d bytes: %w", fi.Size(), err)
-	}
-	if busy != 0 {
-		return fmt.Errorf("checkpoint a log of %d bytes: another connection kept it (%d of %d pages copied)", fi.Size(), copied, logged)
 	}
 	return nil
 }

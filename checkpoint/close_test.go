@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/pocketbase/dbx"
 )
 
 const testDSN = "?_pragma=busy_timeout(200)&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)&_pragma=synchronous(NORMAL)"
@@ -58,45 +56,6 @@ func TestCloseLeavesTheLog(t *testing.T) {
 			var rows int
 			if err := again.QueryRow("SELECT count(*) FROM t").Scan(&rows); err != nil || rows != 256 {
 				t.Fatalf("reopened: %d rows (%v), want 256", rows, err)
-			}
-		})
-	}
-}
-
-// TestBoundLogAtClose: a process ends leaving its log to the next
-// server's checkpointer only while the log is within the bound; past it
-// the log is emptied into the database first.
-func TestBoundLogAtClose(t *testing.T) {
-	for _, c := range []struct {
-		name      string
-		bound     int64
-		wantEmpty bool
-	}{
-		{"within the bound", 8 << 20, false},
-		{"past the bound", 512 << 10, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "data.db")
-			connector, err := Connector(path + testDSN)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db := dbx.NewFromDB(sql.OpenDB(connector), "sqlite")
-			defer db.Close()
-			for _, q := range []string{"CREATE TABLE t (v BLOB)", "INSERT INTO t (v) SELECT randomblob(4096) FROM (WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 256) SELECT i FROM s)"} {
-				if _, err := db.NewQuery(q).Execute(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := boundLog(db, path+"-wal", c.bound); err != nil {
-				t.Fatal(err)
-			}
-			fi, err := os.Stat(path + "-wal")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if empty := fi.Size() == 0; empty != c.wantEmpty {
-				t.Errorf("log of %d bytes after boundLog(%d); want emptied %v", fi.Size(), c.bound, c.wantEmpty)
 			}
 		})
 	}

@@ -11,21 +11,18 @@ import (
 )
 
 // Register keeps app's data.db log short and durable, its connections
-// opened with Connector (no checkpoint at close). Unless Litestream
-// replicates data.db (replicated), which checkpoints it itself: a
-// checkpointer runs while app serves, shown in the operators' metrics, and
-// a process that ends with a log past Bound empties it first. Every
-// process syncs the log it leaves.
+// opened with Connector (no checkpoint at close): every process syncs the
+// log it leaves, and, unless Litestream replicates data.db (replicated)
+// and checkpoints it itself, a checkpointer runs while app serves, shown
+// in the operators' metrics. note: no other process checkpoints, not even
+// past Bound: an import's commit is its whole size of log in any case, and
+// a command's TRUNCATE beside a running server would hold the server's
+// writers for the copy (22 s after 1M products).
 func Register(app core.App, replicated bool) {
 	app.OnBootstrapClear().Bind(&hook.Handler[*core.BootstrapEvent]{
 		Id: "enrichmentCheckpointsAtClose",
 		Func: func(e *core.BootstrapEvent) error {
 			walPath := filepath.Join(e.App.DataDir(), "data.db-wal")
-			if !replicated {
-				if err := boundLog(e.App.NonconcurrentDB(), walPath, Bound); err != nil {
-					e.App.Logger().Warn("enrichment: checkpoint of data.db at close", "error", err.Error())
-				}
-			}
 			err := e.Next() // note: closes the databases
 			if syncErr := syncLog(walPath); syncErr != nil {
 				e.App.Logger().Error("enrichment: data.db's log at close", "error", syncErr.Error())
