@@ -36,16 +36,15 @@ func (c noCloseCheckpoint) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := skipCheckpointOnClose(conn); err != nil {
-		_ = conn.Close()
-		return nil, err
-	}
+	// note: a connection that keeps the close checkpoint loses nothing (its
+	// close copies the log, as before); TestCloseLeavesTheLog fails on a
+	// driver upgrade that leaves skipCheckpointOnClose without its handle
+	_ = skipCheckpointOnClose(conn)
 	return conn, nil
 }
 
 // errNoHandle says the driver's connection does not show its sqlite3
-// handle where this version of modernc.org/sqlite keeps it (TestCloseLeavesTheLog
-// fails on an upgrade that moves it).
+// handle where this version of modernc.org/sqlite keeps it.
 var errNoHandle = errors.New("checkpoint: the sqlite driver's connection has no handle field")
 
 // skipCheckpointOnClose sets SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE on conn.
@@ -53,7 +52,7 @@ var errNoHandle = errors.New("checkpoint: the sqlite driver's connection has no 
 // does not export the connection's sqlite3 handle: it is read from its
 // field, and the call made as the driver makes it (conn.go, dbConfigBool),
 // with a thread context of its own.
-func skipCheckpointOnClose(conn driver.Conn) error {
+func skipCheckpointOnClose(conn any) error {
 	v := reflect.ValueOf(conn)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return errNoHandle

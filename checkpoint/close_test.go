@@ -1,7 +1,9 @@
 package checkpoint
 
 import (
+	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,5 +60,26 @@ func TestCloseLeavesTheLog(t *testing.T) {
 				t.Fatalf("reopened: %d rows (%v), want 256", rows, err)
 			}
 		})
+	}
+}
+
+// The handle is where skipCheckpointOnClose looks for it: a connection of
+// the driver takes the setting, anything else is refused, not guessed at.
+func TestSkipCheckpointOnCloseFindsTheHandle(t *testing.T) {
+	connector, err := Connector(filepath.Join(t.TempDir(), "data.db") + testDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := connector.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := skipCheckpointOnClose(conn); err != nil {
+		t.Errorf("a driver connection: %v", err)
+	}
+	var other struct{ db string }
+	if err := skipCheckpointOnClose(&other); !errors.Is(err, errNoHandle) {
+		t.Errorf("another type: %v, want errNoHandle", err)
 	}
 }
