@@ -43,8 +43,8 @@ const dbPragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragm
 // upload a snapshot of the whole database). Otherwise `serve` runs the
 // background checkpointer (checkpoint/). Nor does closing the last
 // connection checkpoint (checkpoint.Connector): a command run without a
-// server (an import, say) leaves its log, synced, to the next server's
-// checkpointer, unless it passed checkpoint.Bound (checkpoint.Register).
+// server (an import, say) leaves its log, synced (checkpoint.Register),
+// to the next server's checkpointer.
 const noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
 
 // dbConnect opens data.db and auxiliary.db with dbPragmas, data.db without

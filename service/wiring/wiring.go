@@ -38,9 +38,9 @@ type Options struct {
 	Trust bool
 	// Checkpoint takes data.db's checkpoints off the writers' path: the
 	// background checkpointer while the app serves without replicating
-	// (Litestream checkpoints while it replicates), and the log bounded and
-	// synced at close, where SQLite no longer checkpoints (the binary's
-	// connections, service/db.go). Tests' apps keep SQLite's own checkpoints.
+	// (Litestream checkpoints while it replicates), and the log synced at
+	// close, where SQLite no longer checkpoints (the binary's connections,
+	// service/db.go). Tests' apps keep SQLite's own checkpoints.
 	Checkpoint bool
 	// Metrics says who may scrape GET /metrics (opsmetrics.ConfigFromEnv in
 	// the binary; zero: superusers only, no second listener).
