@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func BenchmarkProposeMCPvsREST(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	org := enrichment.Org(strconv.FormatInt(id, 10))
+	org := enrichment.Org(store.FormatID(id))
 	opt := gen.Bench()
 	opt.Products = 5000
 	var file bytes.Buffer
