@@ -316,8 +316,10 @@ func (s *tables) upsertRow(org enrichment.Org, table string, id int64, values db
 // of their own (SKU, slug), and at 1M products their pages no longer fit 8
 // MiB: each miss looked the page up in a WAL of gigabytes and read it back,
 // and each dirty page pushed out was written to the WAL, often more than
-// once. With 16 KiB pages (service/db.go) a 1M import took 60 s at 8 MiB,
-// 47 s at 32 and 46 s at 64, peaking at 214, 246 and 294 MB of RSS.
+// once (a profile of a 1M import: 40% of its time in pushing pages out, 13%
+// in finding them in the WAL). A 1M import took 94 s at 8 MiB and 66 s at
+// 32, peaking at 229 and 273 MB of RSS; 64 MiB went past 300 MB
+// (docs/performance.md, "The import at 1M").
 const importCacheKiB = 32 * 1024
 
 // ForImport runs fn with the store's connection set for a bulk load: a

@@ -2,12 +2,7 @@ package service
 
 import (
 	"database/sql"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/checkpoint"
 	"github.com/pocketbase/dbx"
@@ -52,52 +47,15 @@ const dbPragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragm
 // to the next server's checkpointer.
 const noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
 
-// dataPageSize is the page size of a data.db the service creates: 16 KiB
-// instead of SQLite's 4. A product row is about 2 KB, so a 4 KiB page held
-// one or two and a quarter of the products' pages was unused; in 16 KiB
-// pages the rows pack (a 1M import writes 2.7 GB instead of 3.7), and a
-// bulk write sends a quarter of the WAL frames, each a system call or two
-// (docs/performance.md, "The import at 1M"). The page size is fixed when
-// the database is first written: a data folder made before keeps its 4 KiB
-// pages and works as before.
-const dataPageSize = 16384
-
 // dbConnect opens data.db and auxiliary.db with dbPragmas, data.db without
-// automatic checkpoints, at commits or at close, and created with
-// dataPageSize when it does not exist.
+// automatic checkpoints, at commits or at close.
 func dbConnect(path string) (*dbx.DB, error) {
 	if filepath.Base(path) != "data.db" {
 		return dbx.Open("sqlite", path+dbPragmas)
-	}
-	if err := createWithPageSize(path, dataPageSize); err != nil {
-		return nil, err
 	}
 	connector, err := checkpoint.Connector(path + dbPragmas + noAutoCheckpoint)
 	if err != nil {
 		return nil, err
 	}
 	return dbx.NewFromDB(sql.OpenDB(connector), "sqlite"), nil
-}
-
-// createWithPageSize creates the database at path with pages of size bytes
-// in WAL mode, unless a file is already there. note: one connection, the
-// page size set before journal_mode: the driver runs a DSN's pragmas in an
-// order of its own, and once WAL mode has written the header the page size
-// can no longer change.
-func createWithPageSize(path string, size int) error {
-	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return nil // note: an error other than "not there" is the open's to report
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, pragma := range []string{"PRAGMA page_size = " + strconv.Itoa(size), "PRAGMA journal_mode = WAL"} {
-		if _, err := db.Exec(pragma); err != nil {
-			return fmt.Errorf("create %s: %s: %w", path, pragma, err)
-		}
-	}
-	return db.Close()
 }
