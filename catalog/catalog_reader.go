@@ -57,7 +57,7 @@ func (s *tables) ReadCatalog(org enrichment.Org, fn func(r *CatalogReader) error
 		return fmt.Errorf("begin reading the catalog of organization %s: %w", org, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // note: a read transaction has nothing to keep
-	// note: without the memory map, as the import (ForImport): every
+	// note: without the memory map, as the import (WithoutMemoryMap): every
 	// page read through it would stay in the process's RSS
 	return withPragmaOn(tx, "mmap_size", 0, func() error {
 		return fn(&CatalogReader{db: tx, org: org})

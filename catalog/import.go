@@ -86,7 +86,7 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 		if !ok {
 			return fmt.Errorf("no organization with id %s", org)
 		}
-		return t.ForImport(func() error {
+		return t.WithoutMemoryMap(func() error {
 			// decode on other goroutines while this one loads and writes
 			events, done := make(chan event, 16), make(chan struct{})
 			d := &decoder{bar: bar, out: events, done: done}

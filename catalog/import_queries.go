@@ -311,28 +311,17 @@ func (s *tables) upsertRow(org enrichment.Org, table string, id int64, values db
 	return id, nil
 }
 
-// importCacheKiB is the page cache of the import's connection, 32 MiB
-// instead of the service's 8. A bulk load inserts into indexes in an order
-// of their own (SKU, slug), and at 1M products their pages no longer fit 8
-// MiB: each miss looked the page up in a WAL of gigabytes and read it back,
-// and each dirty page pushed out was written to the WAL, often more than
-// once (a profile of a 1M import: 40% of its time in pushing pages out, 13%
-// in finding them in the WAL). A 1M import took 94 s at 8 MiB and 66 s at
-// 32, peaking at 229 and 273 MB of RSS; 64 MiB went past 300 MB
-// (docs/performance.md, "The import at 1M").
-const importCacheKiB = 32 * 1024
-
-// ForImport runs fn with the store's connection set for a bulk load: a
-// page cache of importCacheKiB, and reading the database through that
-// cache instead of the memory map the service uses (service/db.go); then
-// it puts both back. note: an import reads every product row of the
-// organization once; through the map, every page read would stay in the
-// process's resident memory (RSS) as a mapped file page, so a re-import of
-// 100k products peaked at 510 MB instead of 230 MB, for no gain in speed.
-func (s *tables) ForImport(fn func() error) error {
-	return s.withPragma("mmap_size", 0, func() error {
-		return s.withPragma("cache_size", -importCacheKiB, fn)
-	})
+// WithoutMemoryMap runs fn with the store's connection reading the
+// database through its page cache instead of the memory map the service
+// uses (service/db.go), then restores the map. note: an import reads every
+// product row of the organization once; through the map, every page read
+// would stay in the process's resident memory (RSS) as a mapped file page,
+// so a re-import of 100k products peaked at 510 MB instead of 230 MB, for
+// no gain in speed. The page cache stays the service's 8 MB: a larger one
+// saved little (1M products: 67 s with 8 MB, 63 s with 32 MB, on a noisy
+// machine) and cost half again its size in RSS at every catalog size.
+func (s *tables) WithoutMemoryMap(fn func() error) error {
+	return s.withPragma("mmap_size", 0, fn)
 }
 
 // withPragma runs fn with the connection setting name set to value, then
