@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // submittedBy stores items of a model version through the submissions
@@ -109,4 +112,75 @@ func TestReviewDecisionsByFilter(t *testing.T) {
 		!strings.Contains(res.Body.String(), `"id":"`+ofB[0]+`"`) {
 		t.Errorf("a superuser's filter: %d %.300s", res.Code, res.Body)
 	}
+}
+
+// A filter that selects more than enrichment.MaxFilterRevisions pending
+// revisions is 400 naming the cap and decides nothing; one at the cap is
+// decided whole, in the one request.
+func TestReviewDecisionsByFilterCap(t *testing.T) {
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	h := handler(t, app)
+	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
+	first := submittedBy(t, h, f.A.Keys["both"], "cap/1", `{"sku":"BULK-0001","name":"One"}`)[0]
+	// the other pending revisions of the version are copies of the first
+	// under new ids: the route reads them as it reads any
+	cloneRevision(t, app, first, enrichment.MaxFilterRevisions)
+	reject := `{"status":"rejected","reason":"inaccurate","filter":{"model":"cap","modelVersion":"1"}}`
+
+	res := requestAuth(h, http.MethodPost, decisionsURL, reviewerA, reject)
+	if res.Code != 400 || !strings.Contains(res.Body.String(), `"filter":{"code":"validation_too_many","message":"Selects more than 10000 revisions; narrow it."}`) {
+		t.Fatalf("over the cap: %d %.400s", res.Code, res.Body)
+	}
+	if n := pendingOf(t, app, "cap"); n != enrichment.MaxFilterRevisions+1 {
+		t.Fatalf("over the cap decided some: %d pending", n)
+	}
+	// one fewer: the cap itself is allowed
+	if _, err := app.DB().NewQuery("DELETE FROM revisions WHERE id = {:id}").Bind(dbx.Params{"id": first}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	res = requestAuth(h, http.MethodPost, decisionsURL, reviewerA, reject)
+	if res.Code != 200 || !strings.Contains(res.Body.String(), `"decided":10000,"refused":0,"skipped":0`) {
+		t.Fatalf("at the cap: %d %.300s", res.Code, res.Body)
+	}
+	if n := pendingOf(t, app, "cap"); n != 0 {
+		t.Errorf("at the cap: %d left pending", n)
+	}
+}
+
+// cloneRevision stores n copies of the revision id under new ids.
+func cloneRevision(t *testing.T, app core.App, id string, n int) {
+	t.Helper()
+	var cols []struct {
+		Name string `db:"name"`
+	}
+	if err := app.DB().NewQuery("SELECT name FROM pragma_table_info('revisions')").All(&cols); err != nil {
+		t.Fatal(err)
+	}
+	names, values := make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		names[i], values[i] = "["+c.Name+"]", "r.["+c.Name+"]"
+		if c.Name == "id" {
+			values[i] = "CAST(1000000 + k.n AS TEXT)"
+		}
+	}
+	sql := "WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < {:n}) " +
+		"INSERT INTO revisions (" + strings.Join(names, ",") + ") SELECT " + strings.Join(values, ",") +
+		" FROM k, revisions r WHERE r.id = {:id}"
+	if _, err := app.DB().NewQuery(sql).Bind(dbx.Params{"n": n, "id": id}).Execute(); err != nil {
+		t.Fatalf("clone revision %s: %v", id, err)
+	}
+}
+
+// pendingOf counts the pending revisions of a model name.
+func pendingOf(t *testing.T, app core.App, model string) int {
+	t.Helper()
+	var n int
+	err := app.DB().NewQuery("SELECT COUNT(*) FROM revisions WHERE status = 'pending' AND json_extract(model, '$.name') = {:m}").
+		Bind(dbx.Params{"m": model}).Row(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
