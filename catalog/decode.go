@@ -42,10 +42,13 @@ type chunk struct {
 	pre []Product // the products when read from another format than JSON
 	// memory: what each product of a Shopify CSV remembers (products.shopify)
 	memory []string
-	items  []rawItem     // where each one is in raw and in the file
-	out    []decoded     // the decoded products, up to the first bad one
-	err    error         // the first bad product's problem
-	ready  chan struct{} // closed once decoded
+	items  []rawItem // where each one is in raw and in the file
+	// the file's bytes and products read when the chunk was cut: what is
+	// left of the file (slugIndexWorth)
+	read, readProducts int64
+	out                []decoded     // the decoded products, up to the first bad one
+	err                error         // the first bad product's problem
+	ready              chan struct{} // closed once decoded
 }
 
 // rawItem is one product of a chunk.
@@ -86,6 +89,14 @@ type decoder struct {
 	work    chan *chunk     // chunks for the workers
 	workers sync.WaitGroup
 	chunk   *chunk
+	// the file's bytes and products read so far
+	bytesRead, productsRead int64
+}
+
+// advance notes that read bytes and products of the file are read.
+func (d *decoder) advance(read int64, products int) {
+	d.bytesRead, d.productsRead = read, int64(products)
+	d.bar.update(read, products)
 }
 
 // run reads the file, sending events until the end, an error or done.
@@ -218,7 +229,7 @@ func (d *decoder) readProducts() error {
 		if len(d.chunk.items) == chunkSize && !d.flush() {
 			return errStopped
 		}
-		d.bar.update(lr.n, i+1)
+		d.advance(lr.n, i+1)
 		return nil
 	})
 	if err == nil && !d.flush() {
@@ -235,6 +246,7 @@ func (d *decoder) flush() bool {
 		return true
 	}
 	d.chunk = nil
+	c.read, c.readProducts = d.bytesRead, d.productsRead
 	select {
 	case d.work <- c:
 	case <-d.done:

@@ -32,7 +32,10 @@ func (im *importer) finish() error {
 			return err
 		}
 	}
-	return im.writeAccepted()
+	if err := im.writeAccepted(); err != nil {
+		return err
+	}
+	return im.buildDeferredIndex()
 }
 
 // checkClaims refuses a file that gives a product the SKU of a stored

@@ -48,7 +48,10 @@ func (im *importer) flush() error {
 	for i, k := range written {
 		write[i] = im.batch[k].row
 	}
-	return im.writeBatch(write, ids)
+	if err := im.writeBatch(write, ids); err != nil {
+		return err
+	}
+	return im.deferSlugIndex()
 }
 
 // measure sets the completeness and gaps of the batch's products at

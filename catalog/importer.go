@@ -51,6 +51,10 @@ type importer struct {
 	enriched bool         // the organization has accepted values on record
 	written  *writtenKeys // a first import's keys (nil when the organization had products)
 	accepted acceptedChanges
+
+	// the file's bytes and products read up to the chunk being written
+	read, readProducts int64
+	slugIndex          string // the slug index's statement while the import defers it
 }
 
 // fileProduct is what the import remembers of each product of the file

@@ -71,7 +71,7 @@ func (d *decoder) readShopify(r io.Reader) error {
 	if err := sr.emit(); err != nil {
 		return err
 	}
-	d.bar.update(sr.cr.InputOffset(), sr.index)
+	d.advance(sr.cr.InputOffset(), sr.index)
 	if !d.flush() {
 		return errStopped
 	}
@@ -133,7 +133,7 @@ func (sr *shopifyReader) row(rec []string) error {
 	}
 	sr.handle = h
 	sr.group = append(sr.group, row)
-	sr.d.bar.update(sr.cr.InputOffset(), sr.index)
+	sr.d.advance(sr.cr.InputOffset(), sr.index)
 	return nil
 }
 
