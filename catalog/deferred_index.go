@@ -61,6 +61,7 @@ func (im *importer) buildDeferredIndex() error {
 	if im.slugIndex == "" {
 		return nil
 	}
+	im.bar.showStep("building the slug index")
 	if _, err := im.tables.db().NewQuery(im.slugIndex).Execute(); err != nil {
 		return fmt.Errorf("build the deferred index %s: %w", schema.IdxProductsSlug, err)
 	}

@@ -67,9 +67,10 @@ func slugIndexRow(t *testing.T, app core.App) indexRow {
 	return r
 }
 
-// A large import builds the slug index at its end: the index is the same
-// (its statement), built anew (its root page), and finds every product; a
-// small one keeps it up as it goes; a failed one leaves it as it was.
+// A large import builds the slug index at its end, saying so on its
+// progress line: the index is the same (its statement), built anew (its
+// root page), and finds every product; a small one keeps it up as it goes;
+// a failed one leaves it as it was.
 func TestImportDefersSlugIndex(t *testing.T) {
 	was := slugIndexAfter
 	slugIndexAfter = 2 * batchSize
@@ -77,19 +78,22 @@ func TestImportDefersSlugIndex(t *testing.T) {
 	app := newApp(t)
 	before := slugIndexRow(t, app)
 
-	importData := func(org enrichment.Org, data string) error {
-		_, err := Import(app, org, strings.NewReader(data), Options{Size: int64(len(data)), Now: nextImportTime})
-		return err
+	// importData imports data and answers what the progress line showed
+	importData := func(org enrichment.Org, data string) (string, error) {
+		var out strings.Builder
+		_, err := Import(app, org, strings.NewReader(data), Options{Size: int64(len(data)), Progress: &out, Now: nextImportTime})
+		return out.String(), err
 	}
+	const step = "building the slug index"
 	// small: fewer products than slugIndexAfter
-	if err := importData(newOrg(t, app, "Small"), slugIndexFile(int(slugIndexAfter)-1, false)); err != nil {
-		t.Fatal(err)
+	if out, err := importData(newOrg(t, app, "Small"), slugIndexFile(int(slugIndexAfter)-1, false)); err != nil || strings.Contains(out, step) {
+		t.Fatalf("small import: %v, progress %q", err, out)
 	}
 	if got := slugIndexRow(t, app); got != before {
 		t.Fatalf("a small import rebuilt the slug index: %+v, was %+v", got, before)
 	}
 	// failed after the deferral point
-	if err := importData(newOrg(t, app, "Failed"), slugIndexFile(6*batchSize, true)); err == nil {
+	if _, err := importData(newOrg(t, app, "Failed"), slugIndexFile(6*batchSize, true)); err == nil {
 		t.Fatal("a file with an empty SKU was imported")
 	}
 	if got := slugIndexRow(t, app); got != before {
@@ -97,8 +101,9 @@ func TestImportDefersSlugIndex(t *testing.T) {
 	}
 	// large
 	large := newOrg(t, app, "Large")
-	if err := importData(large, slugIndexFile(6*batchSize, false)); err != nil {
-		t.Fatal(err)
+	out, err := importData(large, slugIndexFile(6*batchSize, false))
+	if err != nil || !strings.Contains(out, "100%  3,000 products") || !strings.Contains(out, step) {
+		t.Fatalf("large import: %v, progress %q", err, out)
 	}
 	after := slugIndexRow(t, app)
 	if after.SQL != before.SQL || after.RootPage == before.RootPage {
@@ -111,7 +116,7 @@ func TestImportDefersSlugIndex(t *testing.T) {
 	var found []struct {
 		SKU string `db:"sku"`
 	}
-	err := app.DB().NewQuery("SELECT sku FROM products INDEXED BY " + schema.IdxProductsSlug +
+	err = app.DB().NewQuery("SELECT sku FROM products INDEXED BY " + schema.IdxProductsSlug +
 		" WHERE organization = {:org} AND slug != '' AND slug IN ('p-03000', 'p-00001', 'p-01500') ORDER BY sku").
 		Bind(dbx.Params{"org": string(large)}).All(&found)
 	if err != nil {

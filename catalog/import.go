@@ -96,7 +96,7 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 				d.lr, d.dec = lr, jsontext.NewDecoder(lr)
 			}
 			go d.run()
-			res, err = importProducts(s, t, org, opts, events)
+			res, err = importProducts(s, t, org, opts, bar, events)
 			if err != nil {
 				close(done)
 				for range events { // wait for the decoder to stop
@@ -121,11 +121,12 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 
 // importProducts loads what it needs of org's stored catalog, then writes
 // what the decoder sends.
-func importProducts(s *store.Store, t *tables, org enrichment.Org, opts Options, events <-chan event) (Result, error) {
+func importProducts(s *store.Store, t *tables, org enrichment.Org, opts Options, bar *progress, events <-chan event) (Result, error) {
 	im, err := newImporter(s, t, org, opts)
 	if err != nil {
 		return Result{}, err
 	}
+	im.bar = bar
 	defer im.writer.Close()
 	if err := im.consume(events); err != nil {
 		return Result{}, err

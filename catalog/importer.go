@@ -55,6 +55,7 @@ type importer struct {
 	// the file's bytes and products read up to the chunk being written
 	read, readProducts int64
 	slugIndex          string // the slug index's statement while the import defers it
+	bar                *progress
 }
 
 // fileProduct is what the import remembers of each product of the file

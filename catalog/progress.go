@@ -23,7 +23,8 @@ type progress struct {
 	start, last time.Time
 	read        int64
 	products    int
-	width       int // of the last line drawn, to blank leftovers
+	width       int    // of the last line drawn, to blank leftovers
+	step        string // what the import does after reading the file, when it takes a while
 }
 
 func newProgress(w io.Writer, size int64) *progress {
@@ -63,7 +64,9 @@ func (p *progress) draw(now time.Time) {
 		fmt.Fprintf(&b, "%s read  ", humanize.Bytes(uint64(p.read)))
 	}
 	fmt.Fprintf(&b, "%s products  %s/s", formatCount(p.products), formatCount(int(rate)))
-	if p.size > 0 && p.read > 0 && p.read < p.size {
+	if p.step != "" {
+		b.WriteString("  " + p.step)
+	} else if p.size > 0 && p.read > 0 && p.read < p.size {
 		eta := time.Duration(float64(elapsed) * float64(p.size-p.read) / float64(p.read))
 		fmt.Fprintf(&b, "  ETA %s", formatDuration(eta))
 	}
@@ -73,12 +76,23 @@ func (p *progress) draw(now time.Time) {
 	fmt.Fprint(p.w, "\r"+line+strings.Repeat(" ", pad))
 }
 
+// showStep redraws the line naming step, a long one after the file is
+// read (whose products no longer move the line).
+func (p *progress) showStep(step string) {
+	if p == nil {
+		return
+	}
+	p.step = step
+	p.draw(time.Now())
+}
+
 // done draws the final state, ends the line and sums up.
 func (p *progress) done(res Result, err error) {
 	if p == nil {
 		return
 	}
 	now := time.Now()
+	p.step = ""
 	if err == nil && p.size > 0 {
 		p.read = p.size
 	}
