@@ -42,13 +42,17 @@ type chunk struct {
 	pre []Product // the products when read from another format than JSON
 	// memory: what each product of a Shopify CSV remembers (products.shopify)
 	memory []string
-	items  []rawItem // where each one is in raw and in the file
-	// the file's bytes and products read when the chunk was cut: what is
-	// left of the file (slugIndexWorth)
-	read, readProducts int64
-	out                []decoded     // the decoded products, up to the first bad one
-	err                error         // the first bad product's problem
-	ready              chan struct{} // closed once decoded
+	items  []rawItem     // where each one is in raw and in the file
+	read   fileRead      // how far the file was read when the chunk was cut
+	out    []decoded     // the decoded products, up to the first bad one
+	err    error         // the first bad product's problem
+	ready  chan struct{} // closed once decoded
+}
+
+// fileRead is how far an import has read its file: bytes and products.
+// What is left of a file of known size follows (slugIndexWorth).
+type fileRead struct {
+	bytes, products int64
 }
 
 // rawItem is one product of a chunk.
@@ -89,13 +93,12 @@ type decoder struct {
 	work    chan *chunk     // chunks for the workers
 	workers sync.WaitGroup
 	chunk   *chunk
-	// the file's bytes and products read so far
-	bytesRead, productsRead int64
+	soFar   fileRead // how far the file is read
 }
 
 // advance notes that read bytes and products of the file are read.
 func (d *decoder) advance(read int64, products int) {
-	d.bytesRead, d.productsRead = read, int64(products)
+	d.soFar = fileRead{bytes: read, products: int64(products)}
 	d.bar.update(read, products)
 }
 
@@ -246,7 +249,7 @@ func (d *decoder) flush() bool {
 		return true
 	}
 	d.chunk = nil
-	c.read, c.readProducts = d.bytesRead, d.productsRead
+	c.read = d.soFar
 	select {
 	case d.work <- c:
 	case <-d.done:

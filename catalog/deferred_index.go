@@ -31,16 +31,18 @@ var slugIndexAfter int64 = 100_000
 // remaining products once the index is large, so the import defers it
 // when what is left of the file (estimated from the bytes read per
 // product so far) is at least half the table.
-func slugIndexWorth(created, rows, size, read, readProducts int64) bool {
-	if created < slugIndexAfter || size <= 0 || read <= 0 || readProducts <= 0 || read >= size {
+func slugIndexWorth(created, rows, size int64, read fileRead) bool {
+	if created < slugIndexAfter || size <= 0 || read.bytes <= 0 || read.products <= 0 || read.bytes >= size {
 		return false
 	}
-	remaining := (size - read) * readProducts / read
+	remaining := (size - read.bytes) * read.products / read.bytes
 	return 2*remaining >= rows
 }
 
 // deferSlugIndex drops the slug index when slugIndexWorth says so, keeping
-// its statement for buildDeferredIndex.
+// its statement for buildDeferredIndex. note: the first test is
+// slugIndexWorth's own, made before its query of the table so that the
+// batches of a small import ask nothing.
 func (im *importer) deferSlugIndex() error {
 	if im.slugIndex != "" || im.opts.Size <= 0 || int64(im.res.Created) < slugIndexAfter {
 		return nil
@@ -49,7 +51,7 @@ func (im *importer) deferSlugIndex() error {
 	if err != nil {
 		return err
 	}
-	if !slugIndexWorth(int64(im.res.Created), rows, im.opts.Size, im.read, im.readProducts) {
+	if !slugIndexWorth(int64(im.res.Created), rows, im.opts.Size, im.read) {
 		return nil
 	}
 	im.slugIndex, err = im.tables.DropIndex(schema.IdxProductsSlug)

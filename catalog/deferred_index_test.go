@@ -15,9 +15,10 @@ import (
 // left of the file at least half the table.
 func TestSlugIndexWorth(t *testing.T) {
 	for _, c := range []struct {
-		name                                    string
-		created, rows, size, read, readProducts int64
-		want                                    bool
+		name                    string
+		created, rows, size     int64
+		readBytes, readProducts int64
+		want                    bool
 	}{
 		{"1M into an empty table, a tenth read", 100_000, 100_000, 2_000_000_000, 200_000_000, 100_000, true},
 		{"too few written yet", 99_999, 99_999, 2_000_000_000, 200_000_000, 99_999, false},
@@ -27,7 +28,7 @@ func TestSlugIndexWorth(t *testing.T) {
 		{"size unknown (standard input)", 100_000, 100_000, 0, 200_000_000, 100_000, false},
 		{"nothing read yet", 100_000, 100_000, 2_000_000_000, 0, 0, false},
 	} {
-		if got := slugIndexWorth(c.created, c.rows, c.size, c.read, c.readProducts); got != c.want {
+		if got := slugIndexWorth(c.created, c.rows, c.size, fileRead{bytes: c.readBytes, products: c.readProducts}); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -159,7 +159,7 @@ func (im *importer) consume(events <-chan event) error {
 			}
 		default:
 			items, err := ev.chunk.wait()
-			im.read, im.readProducts = ev.chunk.read, ev.chunk.readProducts
+			im.read = ev.chunk.read
 			for _, item := range items {
 				if err := im.addProduct(item); err != nil {
 					return err

@@ -52,10 +52,9 @@ type importer struct {
 	written  *writtenKeys // a first import's keys (nil when the organization had products)
 	accepted acceptedChanges
 
-	// the file's bytes and products read up to the chunk being written
-	read, readProducts int64
-	slugIndex          string // the slug index's statement while the import defers it
-	bar                *progress
+	read      fileRead // up to the chunk being written
+	slugIndex string   // the slug index's statement while the import defers it
+	bar       *progress
 }
 
 // fileProduct is what the import remembers of each product of the file
