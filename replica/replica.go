@@ -39,8 +39,11 @@ const (
 	// averaged 1.0-1.7 s (max 2-4 s). Trying at 25,000 pages (100 MB) and
 	// waiting 100 ms: 0.4-0.65 s on average (max 0.9-1.8 s), on the same
 	// noisy 2 cores. A WAL that keeps growing is still checkpointed by force
-	// at about 500 MB (Litestream's TruncatePageN).
-	checkpointPages = 25_000
+	// at about 500 MB (Litestream's TruncatePageN). Both are counted in
+	// pages, which are 8 KiB in a data.db made since version 4 and 4 KiB in
+	// one made before, so they are set from these sizes for the database's.
+	checkpointBytes = 25_000 * 4096
+	truncateBytes   = litestream.DefaultTruncatePageN * 4096
 	lockWait        = 100 * time.Millisecond // Litestream's busy timeout
 	observeInterval = 100 * time.Millisecond // the lag tracker's look at both positions
 	warnEvery       = time.Minute            // at most one "behind" line this often
@@ -75,9 +78,19 @@ func Start(ctx context.Context, dbPath, rawURL string, log, litestreamLog *slog.
 	errs := &lastError{}
 	litestreamLog = slog.New(errorMemory{Handler: litestreamLog.Handler(), last: errs})
 
+	pool, err := sql.Open("sqlite", "file:"+dbPath+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", dbPath, err)
+	}
+	var pageSize int
+	if err := pool.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("read the page size of %s: %w", dbPath, err)
+	}
 	db := litestream.NewDB(dbPath)
 	db.MonitorInterval = checkInterval
-	db.MinCheckpointPageN = checkpointPages
+	db.MinCheckpointPageN = checkpointBytes / pageSize
+	db.TruncatePageN = truncateBytes / pageSize
 	db.BusyTimeout = lockWait
 	replica := litestream.NewReplicaWithClient(db, client)
 	replica.SyncInterval = uploadInterval
@@ -90,13 +103,8 @@ func Start(ctx context.Context, dbPath, rawURL string, log, litestreamLog *slog.
 	db.SetLogger(litestreamLog.With(litestream.LogKeyDB, "data.db"))
 	db.ShutdownSyncTimeout = shutdownSync
 	if err := store.Open(ctx); err != nil {
+		pool.Close()
 		return nil, fmt.Errorf("start replicating to %s: %w", Describe(rawURL), explain(err))
-	}
-
-	pool, err := sql.Open("sqlite", "file:"+dbPath+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		store.Close(ctx)
-		return nil, fmt.Errorf("watch %s: %w", dbPath, err)
 	}
 	r := &Replicator{replica: Describe(rawURL), db: db, store: store, pool: pool,
 		versions: dbversion.New(func() *sql.DB { return pool }, dbPath),

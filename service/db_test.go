@@ -1,6 +1,7 @@
 package service
 
 import (
+	"database/sql"
 	"path/filepath"
 	"testing"
 )
@@ -37,6 +38,57 @@ func TestDBConnectCheckpoints(t *testing.T) {
 		if pages != c.want || mmap != 1<<30 || temp != 1 {
 			t.Errorf("%s: wal_autocheckpoint %d, mmap_size %d, temp_store %d; want %d and the usual pragmas (temp_store 1, FILE)",
 				c.file, pages, mmap, temp, c.want)
+		}
+	}
+}
+
+// A data.db the service creates has dataPageSize pages, in WAL mode from
+// its first write; auxiliary.db keeps SQLite's default, and a data.db made
+// before (4 KiB pages) keeps its pages and its rows.
+func TestDBConnectPageSize(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(t.TempDir(), "data.db")
+	made, err := sql.Open("sqlite", old+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := made.Exec("CREATE TABLE kept (v TEXT); INSERT INTO kept VALUES ('earlier release')"); err != nil {
+		t.Fatal(err)
+	}
+	made.Close()
+	for _, c := range []struct {
+		path string
+		want int
+	}{
+		{filepath.Join(dir, "data.db"), dataPageSize},
+		{filepath.Join(dir, "auxiliary.db"), 4096},
+		{old, 4096},
+	} {
+		db, err := dbConnect(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.NewQuery("CREATE TABLE IF NOT EXISTS kept (v TEXT)").Execute(); err != nil {
+			t.Fatal(err)
+		}
+		var size, rows int
+		var mode string
+		if err := db.NewQuery("PRAGMA page_size").Row(&size); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.NewQuery("PRAGMA journal_mode").Row(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.NewQuery("SELECT COUNT(*) FROM kept").Row(&rows); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		wantRows := 0
+		if c.path == old {
+			wantRows = 1
+		}
+		if size != c.want || mode != "wal" || rows != wantRows {
+			t.Errorf("%s: page_size %d, journal_mode %s, %d rows kept; want %d, wal, %d", c.path, size, mode, rows, c.want, wantRows)
 		}
 	}
 }
