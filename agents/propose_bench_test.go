@@ -11,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/catalog-enrichment/enrichment/catalog"
-	"github.com/catalog-enrichment/enrichment/catalog/gen"
-	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/catalogfixture"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -30,27 +28,8 @@ import (
 //
 //	go test ./agents -run '^$' -bench ProposeMCPvsREST -benchtime 40x
 func BenchmarkProposeMCPvsREST(b *testing.B) {
-	app := fixture.Empty(b)
-	st := store.New(app)
-	id, err := st.Accounts().CreateOrg("bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	org := enrichment.Org(store.FormatID(id))
-	opt := gen.Bench()
-	opt.Products = 5000
-	var file bytes.Buffer
-	if err := gen.Write(&file, opt); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := catalog.Import(app, org, &file, catalog.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	var skus []string
-	if err := app.DB().NewQuery("SELECT sku FROM products WHERE organization = {:org} AND active = 1 ORDER BY CAST(id AS INTEGER)").
-		Bind(map[string]any{"org": string(org)}).Column(&skus); err != nil {
-		b.Fatal(err)
-	}
+	c := catalogfixture.New(b, "bench", 5000)
+	app, org, skus := c.App, c.Org, c.SKUs
 	restKey, mcpKey := newClient(b, app, org, store.NewClient{}), newClient(b, app, org, store.NewClient{})
 	srv := httptest.NewServer(fixture.Serve(b, app))
 	defer srv.Close()

@@ -19,7 +19,6 @@ package jobs_test
 // TRUST_BENCH_SECONDS sets each load's duration (20 s).
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -31,15 +30,12 @@ import (
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/apikey"
-	"github.com/catalog-enrichment/enrichment/catalog"
-	"github.com/catalog-enrichment/enrichment/catalog/gen"
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/internal/catalogfixture"
 	"github.com/catalog-enrichment/enrichment/jobs"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -75,28 +71,8 @@ func TestTrustBench(t *testing.T) {
 // trustLoad runs the load of mode ("none": half would qualify, but there is
 // no policy) for d and returns the writers' proposals stored per second.
 func trustLoad(t *testing.T, mode string, d time.Duration) float64 {
-	var buf bytes.Buffer
-	opt := gen.Bench()
-	opt.Products = trustBenchProducts
-	if err := gen.Write(&buf, opt); err != nil {
-		t.Fatal(err)
-	}
-	app := fixture.Empty(t)
-	st := store.New(app)
-	id, err := st.Accounts().CreateOrg("Bench")
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := enrichment.Org(store.FormatID(id))
-	if _, err := catalog.Import(app, org, &buf, catalog.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	var skus []string
-	err = app.DB().Select("sku").From("products").Where(dbx.HashExp{"organization": string(org), "active": true}).
-		OrderBy("CAST(id AS INTEGER)").Column(&skus)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogfixture.New(t, "Bench", trustBenchProducts)
+	app, st, org, skus := c.App, c.Store, c.Org, c.SKUs
 	key := apikey.New("")
 	client, err := st.Accounts().CreateClient(org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 	if err != nil {

@@ -8,7 +8,6 @@ package store_test
 //	GOTOOLCHAIN=auto go test ./store -run '^$' -bench Export -cpuprofile export.prof
 
 import (
-	"bytes"
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"fmt"
@@ -16,15 +15,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/apikey"
-	"github.com/catalog-enrichment/enrichment/catalog"
-	"github.com/catalog-enrichment/enrichment/catalog/gen"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/internal/catalogfixture"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
@@ -32,16 +29,6 @@ import (
 )
 
 const benchProducts = 20_000
-
-// benchCatalog is generated once per test process; each benchmark imports
-// it into an app of its own (b.Loop runs the setup once per benchmark).
-var benchCatalog = sync.OnceValues(func() ([]byte, error) {
-	var buf bytes.Buffer
-	opt := gen.Bench()
-	opt.Products = benchProducts
-	err := gen.Write(&buf, opt)
-	return buf.Bytes(), err
-})
 
 // benchEnv is an imported catalog with an API client to submit as.
 type benchEnv struct {
@@ -54,35 +41,19 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
-	data, err := benchCatalog()
-	if err != nil {
-		b.Fatal(err)
-	}
-	app := fixture.Empty(b)
-	st := store.New(app)
-	id, err := st.Accounts().CreateOrg("Bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := &benchEnv{st: st, org: enrichment.Org(store.FormatID(id)), app: app}
-	if _, err := catalog.Import(app, env.org, bytes.NewReader(data), catalog.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	c := catalogfixture.New(b, "Bench", benchProducts)
 	if os.Getenv("BENCH_STALE_STATS") == "" {
-		freshReaders(b, app)
+		freshReaders(b, c.App)
 	}
-	err = app.DB().Select("sku").From("products").
-		Where(dbx.HashExp{"organization": string(env.org), "active": true}).
-		OrderBy("CAST(id AS INTEGER)").Column(&env.skus)
-	if err != nil || len(env.skus) < 1000 {
-		b.Fatalf("active SKUs: %d, %v", len(env.skus), err)
+	if len(c.SKUs) < 1000 {
+		b.Fatalf("%d active SKUs", len(c.SKUs))
 	}
 	key := apikey.New("")
-	env.client, err = st.Accounts().CreateClient(env.org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
+	client, err := c.Store.Accounts().CreateClient(c.Org, store.NewClient{Name: "bench", Scopes: enrichment.Scopes, KeyHash: key.Hash, KeyPrefix: key.Shown})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return env
+	return &benchEnv{st: c.Store, org: c.Org, client: client, skus: c.SKUs, app: c.App}
 }
 
 // freshReaders closes the read pool's idle connections. They were opened

@@ -1,15 +1,12 @@
 package store_test
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/catalog-enrichment/enrichment/catalog"
-	"github.com/catalog-enrichment/enrichment/catalog/gen"
 	"github.com/catalog-enrichment/enrichment/enrichment"
-	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/internal/catalogfixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 )
@@ -19,22 +16,8 @@ import (
 // of the SKUs, each once, in numeric id order, unknown and repeated SKUs
 // aside.
 func TestProductsBySKULongList(t *testing.T) {
-	var buf bytes.Buffer
-	opt := gen.Bench()
-	opt.Products = 1200
-	if err := gen.Write(&buf, opt); err != nil {
-		t.Fatal(err)
-	}
-	app := fixture.Empty(t)
-	st := store.New(app)
-	id, err := st.Accounts().CreateOrg("Long lists")
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := enrichment.Org(store.FormatID(id))
-	if _, err := catalog.Import(app, org, &buf, catalog.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	c := catalogfixture.New(t, "Long lists", 1200)
+	app, st, org := c.App, c.Store, c.Org
 	var skus []string
 	var ids []int64
 	var rows []struct {
