@@ -86,10 +86,7 @@ func TestBodyLimit(t *testing.T) {
 }
 
 func TestLastUsedAt(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	id := f.A.Clients["read"]
 	lastUsed := func() string {
 		var v string

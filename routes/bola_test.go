@@ -106,10 +106,7 @@ func (v *tenantView) craft(t *testing.T, app core.App, other *tenantView) {
 // token, given the other organization's SKUs, ids and filters, shows nothing
 // of the other organization and changes nothing of it.
 func TestTenantIsolation(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	a := seedTenantView(t, app, h, "Alpha", f.A, "SKU-M", "Alpha Shoes", "A light running shoe", "Acme", "Trail Red", "Material")
 	b := seedTenantView(t, app, h, "Beta", f.B, "B-ONLY", "Beta Tools", "Beta drill", "Beta only", "Drills", "Power")
 	a.loadIDs(t, app)

@@ -15,10 +15,7 @@ import (
 // it: here a plain SQLite connection of its own plays the command line
 // writing beside the running server.
 func TestCachesFollowWritesFromAnotherProcess(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	exec := anotherProcess(t, app)
 	templates := func(key string) (int, string) {
 		res := request(h, http.MethodGet, "/api/enrichment/attribute-templates", key, "")
@@ -48,10 +45,7 @@ func TestCachesFollowWritesFromAnotherProcess(t *testing.T) {
 // the organization's brands and options; a change made beside the server
 // shows in the next answer.
 func TestProductBrandsAndOptionsFollowWritesFromAnotherProcess(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	exec := anotherProcess(t, app)
 	lookup := func() string {
 		res := request(h, http.MethodPost, "/api/enrichment/products/skus", f.A.Keys["read"], `{"skus":["SKU-M-RED"]}`)

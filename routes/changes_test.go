@@ -47,10 +47,7 @@ func follow(t testing.TB, h http.Handler, key, cursor string, limit int) ([]enri
 }
 
 func TestChangeFeed(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["read"]
 
 	// from the start: every product of the export, once, in id order of creation
@@ -197,10 +194,7 @@ func TestChangeFeed(t *testing.T) {
 // TestChangeFeedUnderConcurrentWrites follows the feed while several
 // writers change products: every change is read, none twice.
 func TestChangeFeedUnderConcurrentWrites(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["read"]
 	_, cursor := follow(t, h, key, "", 1000)
 

@@ -147,10 +147,7 @@ func TestSubmissionChecks(t *testing.T) {
 // refuses the batch; and no source URL is ever fetched.
 func TestSubmissionModelAndSources(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["both"]
 	var fetched atomic.Int32 // requests the cited page received
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fetched.Add(1) }))

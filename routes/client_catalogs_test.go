@@ -32,10 +32,7 @@ func selectedClient(t *testing.T, app *tests.TestApp, sel enrichment.Selection) 
 // else by any route: pages, totals, the lookup, the gaps, a submission,
 // the change feed.
 func TestClientCatalogs(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	_, key := selectedClient(t, app, enrichment.Selection{Templates: []string{"Shoes"}})
 	list := func(url string) page {
 		t.Helper()
@@ -85,10 +82,7 @@ func TestClientCatalogs(t *testing.T) {
 // removal, whether the product changed or the selection did, and nothing
 // of the products it never saw.
 func TestClientCatalogChangeFeed(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	id, key := selectedClient(t, app, enrichment.Selection{Categories: []string{"Running"}})
 	su := fixture.SuperuserToken(t, app)
 	feed := func(after string) (map[string]string, string) {
@@ -156,10 +150,7 @@ func TestClientCatalogChangeFeed(t *testing.T) {
 // store alike; a stored selection's deleted template does not stop a
 // rotation.
 func TestClientCatalogRefused(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	id, _ := selectedClient(t, app, enrichment.Selection{Brands: []string{"Acme"}})
 	su := fixture.SuperuserToken(t, app)
 	for _, c := range []struct{ body, want string }{

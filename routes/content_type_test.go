@@ -3,8 +3,6 @@ package routes_test
 import (
 	"net/http"
 	"testing"
-
-	"github.com/catalog-enrichment/enrichment/internal/fixture"
 )
 
 // TestContentTypes: a body that declares a Content-Type other than
@@ -12,10 +10,7 @@ import (
 // route that takes a body; a body without one is read as JSON; a request
 // without a key is 401 first.
 func TestContentTypes(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, _, h := served(t)
 	read, submit := f.A.Keys["read"], f.A.Keys["submit"]
 	skus, item := `{"skus":["SKU-1"]}`, `{"items":[{"sku":"SKU-1","name":"Typed"}]}`
 	hook := `{"url":"https://hooks.example/x","events":["revision.accepted"]}`

@@ -20,10 +20,7 @@ const decidedURL = "/api/enrichment/review/decided"
 // first, paged, filtered by reviewer (an id or me), decidedBy, client and
 // window; another organization's decisions and reviewers are not found.
 func TestDecidedHistory(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	_, ann := namedReviewer(t, app, f.A.Org, "ann@example.com", "Ann")
 	bobID, bob := namedReviewer(t, app, f.A.Org, "bob@example.com", "")
 	otherID, other := namedReviewer(t, app, f.B.Org, "olga@example.com", "Olga")

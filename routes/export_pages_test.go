@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -16,10 +15,7 @@ import (
 // exactly those of the uncached path (modifiedSince before every product
 // counts and skips with OFFSET).
 func TestExportPagesFollowChanges(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	exec := anotherProcess(t, app)
 
 	const size = 7

@@ -18,10 +18,7 @@ import (
 // vendor sees of it in its revisions and in the webhook payload.
 func TestFieldDecisionsSeenByTheVendor(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	both := f.A.Keys["both"]
 	subscribe(t, h, both, "http://127.0.0.1:9/decided", "revision.accepted")
 

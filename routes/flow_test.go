@@ -15,10 +15,7 @@ import (
 // TestProposalFlow follows proposals from submission through a reviewer's
 // decisions in the records API to the export, the metrics and the list.
 func TestProposalFlow(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["both"]
 
 	sub := request(h, http.MethodPost, submitURL, key, `{"items":[

@@ -79,10 +79,7 @@ func TestGapsList(t *testing.T) {
 // in the dashboard and an option's edit each move the list in their own
 // transaction, and what the export says agrees with it.
 func TestGapsFollowTheirProducts(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["both"]
 	gaps := func(query string) page {
 		t.Helper()

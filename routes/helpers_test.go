@@ -166,6 +166,16 @@ func handler(t testing.TB, app *tests.TestApp) http.Handler {
 	return fixture.Serve(t, app)
 }
 
+// served is a fresh copy of the fixture, cleaned up with t, and a handler
+// of its router for several requests on the same data.
+func served(t testing.TB) (*fixture.Fixture, *tests.TestApp, http.Handler) {
+	t.Helper()
+	f := fixture.Get(t)
+	app := f.NewApp(t)
+	t.Cleanup(app.Cleanup)
+	return f, app, handler(t, app)
+}
+
 // request makes one request to h with an optional key and JSON body.
 func request(h http.Handler, method, url, key, body string) *httptest.ResponseRecorder {
 	return fixture.Send(h, method, url, routes.KeyHeader, key, body)

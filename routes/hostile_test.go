@@ -251,10 +251,7 @@ func hostileCases(f *fixture.Fixture) []hostile {
 // answers 500, every error is PocketBase's JSON error body, no refused or
 // unmatched submission stores a revision, and B's key never sees A's data.
 func TestHostileRequests(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	// one revision of SKU-1, so that a wildcard sku filter would have something to match
 	if r := request(h, http.MethodPost, submitURL, f.A.Keys["both"], `{"items":[{"sku":"SKU-1","name":"Control"}]}`); r.Code != 200 {
 		t.Fatalf("control submission: %d %s", r.Code, r.Body)
@@ -302,10 +299,7 @@ func TestHostileRequests(t *testing.T) {
 // TestHostileSubmissionIDs shows that externalSubmissionId is a plain
 // value: wildcards and quotes replay only their own batch.
 func TestHostileSubmissionIDs(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	body := func(id string) string {
 		return `{"externalSubmissionId":` + hostileJSON(id) + `,"items":[{"sku":"NO-SUCH","name":"x"}]}`
 	}

@@ -256,10 +256,7 @@ func oaSlice(v any) []any        { s, _ := v.([]any); return s }
 // TestOpenAPIValidatorIsStrict shows that a missing, extra or mistyped
 // field fails validation, so the shape tests mean something.
 func TestOpenAPIValidatorIsStrict(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, _, h := served(t)
 	d := oaLoad(t, h)
 	body := request(h, http.MethodPost, lookupURL, f.A.Keys["read"], `{"skus":["SKU-M"]}`).Body.Bytes()
 	lookup := oaSchema(d.response("POST "+lookupURL, "200"))
@@ -355,10 +352,7 @@ func oaCheck(t *testing.T, d oaDoc, h http.Handler, c oaCase) []byte {
 // submission results, the revisions after a review, metrics, and the error
 // bodies of every documented status.
 func TestOpenAPIResponseShapes(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	d := oaLoad(t, h)
 	read, both, submit := f.A.Keys["read"], f.A.Keys["both"], f.A.Keys["submit"]
 	templates, products, skus := "GET /api/enrichment/attribute-templates", "GET "+exportURL, "POST "+lookupURL

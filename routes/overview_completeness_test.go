@@ -16,10 +16,7 @@ import (
 // 0.7), the days the job measured and today, and a reviewer sees their own
 // organization's alone.
 func TestOverviewCompleteness(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	c := stopClock(app)
 	now := c.now()
 	c.set(now.AddDate(0, 0, -2))

@@ -23,10 +23,7 @@ const overviewURL = "/api/enrichment/review/overview"
 // The reviewers' overview shows each organization only its own clients, with
 // the figures of GET /acceptance-rate.
 func TestReviewOverview(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	st := store.New(app)
 	name := "Better"
 	conf := 90
@@ -80,10 +77,7 @@ func TestReviewOverview(t *testing.T) {
 // The overview's weeks count what GET /acceptance-rate counts in each week's
 // window, and its confidence buckets add up to the bands.
 func TestReviewOverviewTrends(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	st := store.New(app)
 	now := clock.Now(app).UTC()
 	// confidence, status, days ago (of reviewedAt)
@@ -186,10 +180,7 @@ func TestReviewOverviewTrends(t *testing.T) {
 // counters by their key, one range per client, and the confidence buckets
 // from the covering index of decided revisions, not the revision records.
 func TestReviewOverviewTrendsPlan(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	name := "Better"
 	for _, kind := range []string{"both", "submit"} {
 		if _, err := store.New(app).Proposals().Submit(f.A.Org, f.A.Clients[kind], []enrichment.Proposal{

@@ -73,10 +73,7 @@ func TestExportShapes(t *testing.T) {
 // TestExportWalk reads every page at several sizes, as a client syncing the
 // catalog would, and checks the pages add up to the catalog exactly once.
 func TestExportWalk(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, _, h := served(t)
 	for _, size := range []int{1, 7, 100, 500} {
 		var ids []int64
 		var skus []string

@@ -17,10 +17,7 @@ import (
 // as it was sent, issues included (or not, for one stored before there
 // were any).
 func TestSubmissionModelIsHashed(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["both"]
 	body := func(id, model string) string {
 		return `{"externalSubmissionId":"` + id + `",` + model + `"items":[{"sku":"SKU-1","slug":"Bad Slug","name":"N"}]}`
@@ -67,10 +64,7 @@ func TestSubmissionModelIsHashed(t *testing.T) {
 // every figure to that model's proposals, and byModel lists each model
 // version with a reviewed proposal, by name then version.
 func TestAcceptanceRateByModel(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["both"]
 	submit := func(model string, skus ...string) []int64 {
 		items := make([]string, len(skus))
@@ -150,10 +144,7 @@ func TestOpenAPIIssueCodes(t *testing.T) {
 // TestSubmissionIssuesBounded: an item lists at most 50 issues, and a
 // message quotes at most 100 characters of what was sent.
 func TestSubmissionIssuesBounded(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, _, h := served(t)
 	attrs := make([]string, 80)
 	for i := range attrs {
 		attrs[i] = fmt.Sprintf(`{"attribute":"Unknown %d %s","detail":"x"}`, i, strings.Repeat("n", 500))

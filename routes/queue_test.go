@@ -16,10 +16,7 @@ const queueURL = "/api/enrichment/review/queue"
 // revisions only, whatever they name; bad parameters are 400 naming the
 // parameter.
 func TestReviewQueueTenancy(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	st := store.New(app)
 	name := "Better"
 	ids := map[enrichment.Org]string{}

@@ -18,10 +18,7 @@ import (
 // or the product's name; they combine, and bad values are 400 naming the
 // parameter. Another organization's revisions never match.
 func TestQueueTriage(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	clock := stopClock(app)
 	reviewer := fixture.ReviewerToken(t, app, string(f.A.Org))
 	fixture.ReviewerToken(t, app, string(f.B.Org))

@@ -67,10 +67,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestRotatedKey(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	st := store.New(app)
 	get := func(key string) int {
 		return request(h, http.MethodGet, "/api/enrichment/attribute-templates", key, "").Code

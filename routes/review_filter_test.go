@@ -37,10 +37,7 @@ func submittedBy(t *testing.T, h http.Handler, key, model string, items ...strin
 // of the organizations the identity reviews, and answers how many it
 // decided; bad filters are 400 naming them.
 func TestReviewDecisionsByFilter(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
 	super := fixture.SuperuserToken(t, app)
 	good := submittedBy(t, h, f.A.Keys["both"], "sim/1", `{"sku":"BULK-0001","name":"One"}`, `{"sku":"BULK-0002","name":"Two"}`)
@@ -118,10 +115,7 @@ func TestReviewDecisionsByFilter(t *testing.T) {
 // revisions is 400 naming the cap and decides nothing; one at the cap is
 // decided whole, in the one request.
 func TestReviewDecisionsByFilterCap(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
 	first := submittedBy(t, h, f.A.Keys["both"], "cap/1", `{"sku":"BULK-0001","name":"One"}`)[0]
 	// the other pending revisions of the version are copies of the first

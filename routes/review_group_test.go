@@ -52,10 +52,7 @@ func submitNames(t *testing.T, app *tests.TestApp, tenant fixture.Tenant, kind s
 // The vocabulary is the enrichment package's values and limits, for
 // reviewers and superusers only.
 func TestReviewVocabulary(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	reviewerA := fixture.ReviewerToken(t, app, string(f.A.Org))
 	limits := fmt.Sprintf(`"limits":{"commentLength":%d,"queuePageSize":%d,"bulkMinConfidence":%d,"planRevisions":%d}`,
 		enrichment.MaxCommentLength, enrichment.QueuePageSize, enrichment.BulkAcceptMinConfidence, enrichment.MaxPlanRevisions)
@@ -75,10 +72,7 @@ func TestReviewVocabulary(t *testing.T) {
 // organization, and names the revisions of no other; bad parameters are 400
 // naming the parameter.
 func TestReviewPlan(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	ours := submitNames(t, app, f.A, "both", "BULK-0001", 90, "BULK-0002", 85, "BULK-0003", 79, "BULK-0004", -1)
 	theirs := submitNames(t, app, f.A, "submit", "BULK-0002", 95, "BULK-0004", 10)
 	ofB := submitNames(t, app, f.B, "both", "SKU-1", 99)
@@ -148,10 +142,7 @@ func TestReviewPlan(t *testing.T) {
 // order: a refusal is reported with the records API's answer and stops
 // nothing unless asked; another organization's revision is not found.
 func TestReviewDecisions(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	ours := submitNames(t, app, f.A, "both", "BULK-0001", 90, "BULK-0002", 85, "BULK-0003", 79, "BULK-0004", -1, "BULK-0005", 50)
 	ofB := submitNames(t, app, f.B, "both", "SKU-1", 99)
 	super := fixture.SuperuserToken(t, app)
@@ -257,10 +248,7 @@ func productName(t *testing.T, app *tests.TestApp, tenant fixture.Tenant, sku st
 // the vendor's webhook events move alike.
 func TestReviewDecisionsLikeRecordsAPI(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	ids := submitNames(t, app, f.A, "both", "BULK-0001", 90, "BULK-0002", 90)
 	key := f.A.Keys["both"]
 	if r := request(h, http.MethodPost, "/api/enrichment/webhooks", key,

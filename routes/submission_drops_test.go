@@ -98,10 +98,7 @@ func TestSubmissionDropsWhatProductsCannotStore(t *testing.T) {
 // attributes), go in as batches; every revision that comes back CREATED is
 // then accepted by a reviewer, and every acceptance succeeds.
 func TestCreatedRevisionsCanBeAccepted(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	token := fixture.ReviewerToken(t, app, string(f.A.Org))
 	rng := rand.New(rand.NewPCG(14, 2026))
 	skus := []string{"SKU-1", "SKU-M", "SKU-M-RED", "SKU-M-BLUE", "SKU-NEW"}
@@ -234,10 +231,7 @@ func randomText(rng *rand.Rand, limit int) string {
 // Proposed attributes that, merged into the product's, could outgrow what
 // its attributes field holds are dropped too: accepting them would fail.
 func TestAttributesThatCannotBeMergedAreDropped(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	big := `[{"attribute":"Notes","detail":"` + strings.Repeat("x", enrichment.MaxJSONFieldSize-200) + `"}]`
 	if _, err := app.DB().Update("products", dbx.Params{"attributes": big},
 		dbx.HashExp{"id": store.FormatID(f.A.Products["SKU-1"])}).Execute(); err != nil {

@@ -207,10 +207,7 @@ func TestSubmissionAccess(t *testing.T) {
 }
 
 func TestSubmissionDryRun(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	body := `{"externalSubmissionId":"dry","items":[{"sku":"SKU-1","name":"x","gtin":"1"},{"sku":"NOPE","name":"y"},{"sku":"SKU-M","name":""}]}`
 	dry := request(h, http.MethodPost, submitURL+"?dryRun=true", f.A.Keys["submit"], body)
 	if dry.Code != 200 {
@@ -235,10 +232,7 @@ func TestSubmissionDryRun(t *testing.T) {
 }
 
 func TestSubmissionIdempotency(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	key := f.A.Keys["submit"]
 	first := `{"externalSubmissionId":"batch-7","items":[{"sku":"SKU-1","name":"A"},{"sku":"SKU-M","name":"B"}]}`
 	sameReformatted := "{ \"items\": [ {\"name\":\"A\", \"sku\":\"SKU-1\"}, {\"sku\":\"SKU-M\",\"name\":\"B\"} ],\n \"externalSubmissionId\": \"batch-7\" }"
@@ -290,10 +284,7 @@ func TestSubmissionIdempotency(t *testing.T) {
 // goroutines at once: exactly one creates it; the others get it replayed or
 // 409 while it is in flight; nothing is stored twice.
 func TestSubmissionIdempotencyConcurrent(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	items := strings.TrimSuffix(strings.Repeat(`{"sku":"SKU-1","name":"Concurrent"},`, 1000), ",")
 	body := `{"externalSubmissionId":"race","items":[` + items + `]}`
 

@@ -49,10 +49,7 @@ func stateOf(t testing.TB, app core.App, id int64) revisionState {
 }
 
 func TestSupersession(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	both, other := f.A.Keys["both"], f.A.Keys["submit"]
 
 	first := submitted(t, h, both, submitURL, `{"sku":"SKU-1","confidence":60,"name":"One","slug":"one"}`)[0]
@@ -131,10 +128,7 @@ func TestSupersession(t *testing.T) {
 // once: whatever the order the writer takes them in, each field ends with
 // exactly one pending proposal.
 func TestSupersessionRace(t *testing.T) {
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	const batches = 24
 	var wg sync.WaitGroup
 	for i := range batches {

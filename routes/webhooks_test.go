@@ -42,10 +42,7 @@ func deliveries(t testing.TB, h http.Handler, key string, id int64) []enrichment
 
 func TestWebhookSubscriptions(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	both, read, other := f.A.Keys["both"], f.A.Keys["read"], f.A.Keys["submit"]
 
 	w := subscribe(t, h, both, "http://127.0.0.1:9/hook", "revision.rejected", "revision.accepted", "revision.accepted")
@@ -137,10 +134,7 @@ func TestWebhookSubscriptions(t *testing.T) {
 // (without ENRICHMENT_WEBHOOK_ALLOW_PRIVATE).
 func TestWebhookURLGuard(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, _, h := served(t)
 	key := f.A.Keys["both"]
 	for url, why := range map[string]string{
 		"http://8.8.8.8/hook":           "must be an https URL",
@@ -181,10 +175,7 @@ func TestWebhookURLGuard(t *testing.T) {
 // subscriptions of the revision's own client that name them.
 func TestWebhookEventsQueued(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	both := f.A.Keys["both"]
 	decided := subscribe(t, h, both, "http://127.0.0.1:9/decided", "revision.accepted", "revision.rejected")
 	closed := subscribe(t, h, both, "http://127.0.0.1:9/closed", "revision.superseded", "revision.expired")
@@ -253,10 +244,7 @@ func TestWebhookEventsQueued(t *testing.T) {
 // dashboard, read-only; nobody reads a secret through the records API.
 func TestWebhookRecords(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, app, h := served(t)
 	id := subscribe(t, h, f.A.Keys["both"], "http://127.0.0.1:9/hook", "ping").ID
 	if _, err := store.New(app).Outbox().QueuePing(f.A.Org, f.A.Clients["both"], id); err != nil {
 		t.Fatal(err)
@@ -290,10 +278,7 @@ func TestWebhookRecords(t *testing.T) {
 // 26 characters, shown in the delivery log (and sent as webhook-id).
 func TestWebhookMessageIDs(t *testing.T) {
 	t.Setenv(webhooks.AllowPrivateEnv, "1")
-	f := fixture.Get(t)
-	app := f.NewApp(t)
-	t.Cleanup(app.Cleanup)
-	h := handler(t, app)
+	f, _, h := served(t)
 	both := f.A.Keys["both"]
 	w := subscribe(t, h, both, "http://127.0.0.1:9/ids", "ping")
 	for range 3 {
