@@ -35,7 +35,32 @@ func (h errorMemory) Handle(ctx context.Context, r slog.Record) error {
 		})
 		h.last.set(msg, r.Time)
 	}
-	return h.Handler.Handle(ctx, r)
+	return h.Handler.Handle(ctx, durationsAsText(r))
+}
+
+// durationsAsText is r with its time.Duration attributes as text ("250ms").
+// note: PocketBase stores a record's attributes as JSON (encoding/json/v2),
+// which has no form for a duration, and drops the whole record ("Failed to
+// write log … no default representation"): Litestream's failed syncs, which
+// carry a "backoff", never reached the dashboard's logs.
+func durationsAsText(r slog.Record) slog.Record {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		found = a.Value.Kind() == slog.KindDuration
+		return !found
+	})
+	if !found {
+		return r
+	}
+	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Value.Kind() == slog.KindDuration {
+			a.Value = slog.StringValue(a.Value.Duration().String())
+		}
+		out.AddAttrs(a)
+		return true
+	})
+	return out
 }
 
 func (h errorMemory) WithAttrs(attrs []slog.Attr) slog.Handler {
