@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // errorMemory is a slog.Handler in front of Litestream's logger that
@@ -35,32 +37,7 @@ func (h errorMemory) Handle(ctx context.Context, r slog.Record) error {
 		})
 		h.last.set(msg, r.Time)
 	}
-	return h.Handler.Handle(ctx, durationsAsText(r))
-}
-
-// durationsAsText is r with its time.Duration attributes as text ("250ms").
-// note: PocketBase stores a record's attributes as JSON (encoding/json/v2),
-// which has no form for a duration, and drops the whole record ("Failed to
-// write log … no default representation"): Litestream's failed syncs, which
-// carry a "backoff", never reached the dashboard's logs.
-func durationsAsText(r slog.Record) slog.Record {
-	found := false
-	r.Attrs(func(a slog.Attr) bool {
-		found = a.Value.Kind() == slog.KindDuration
-		return !found
-	})
-	if !found {
-		return r
-	}
-	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Value.Kind() == slog.KindDuration {
-			a.Value = slog.StringValue(a.Value.Duration().String())
-		}
-		out.AddAttrs(a)
-		return true
-	})
-	return out
+	return h.Handler.Handle(ctx, r)
 }
 
 func (h errorMemory) WithAttrs(attrs []slog.Attr) slog.Handler {
@@ -88,4 +65,44 @@ func (l *lastError) get() (string, time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.msg, l.at
+}
+
+// appLogs is app's log (the dashboard's) for the replication's records.
+// note: PocketBase stores a record's attributes as JSON (encoding/json/v2),
+// which has no form for a time.Duration, and drops the whole record
+// ("Failed to write log … no default representation"): Litestream's failed
+// syncs, which carry a "backoff", never reached the dashboard. The handler
+// writes durations as text ("250ms").
+func appLogs(app core.App) slog.Handler {
+	return durationsAsText{app.Logger().Handler()}
+}
+
+type durationsAsText struct{ slog.Handler }
+
+func (h durationsAsText) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(durationAsText(a))
+		return true
+	})
+	return h.Handler.Handle(ctx, out)
+}
+
+func (h durationsAsText) WithAttrs(attrs []slog.Attr) slog.Handler {
+	texts := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		texts[i] = durationAsText(a)
+	}
+	return durationsAsText{h.Handler.WithAttrs(texts)}
+}
+
+func (h durationsAsText) WithGroup(name string) slog.Handler {
+	return durationsAsText{h.Handler.WithGroup(name)}
+}
+
+func durationAsText(a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }

@@ -22,7 +22,7 @@ func TestLitestreamErrorLogged(t *testing.T) {
 	t.Cleanup(app.Cleanup)
 	app.Settings().Logs.MaxDays = 1 // a test app keeps no logs otherwise
 	last := &lastError{}
-	log := slog.New(errorMemory{Handler: app.Logger().Handler(), last: last})
+	log := slog.New(errorMemory{Handler: appLogs(app), last: last})
 	log.Error("sync error", "db", "data.db", "error", "disk full", "backoff", 250*time.Millisecond)
 
 	var logged []*core.Log

@@ -29,11 +29,12 @@ const dbFile = "data.db"
 func Register(app core.App, rawURL string, out io.Writer) {
 	var current atomic.Pointer[Replicator]
 	start := func(app core.App) error {
-		log := slog.New(slog.NewMultiHandler(app.Logger().Handler(), slog.NewTextHandler(out, nil)))
+		logs := appLogs(app)
+		log := slog.New(slog.NewMultiHandler(logs, slog.NewTextHandler(out, nil)))
 		// note: Litestream's routine messages (a compaction, every few seconds)
 		// stay out; its warnings and errors reach both
 		litestreamLog := slog.New(slog.NewMultiHandler(
-			atLeast{slog.LevelWarn, app.Logger().Handler()},
+			atLeast{slog.LevelWarn, logs},
 			atLeast{slog.LevelWarn, slog.NewTextHandler(out, nil)},
 		)).With("component", "litestream")
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownSync)
