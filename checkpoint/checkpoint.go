@@ -116,9 +116,11 @@ func (c *Checkpointer) run(ctx context.Context) {
 			mode = "TRUNCATE"
 		}
 		// note: nothing committed since a checkpoint that copied the whole WAL
-		// leaves nothing to copy (a checkpoint does not move the version)
+		// leaves nothing to copy (a checkpoint does not move the version), nor
+		// does an empty WAL (a writer starting it over, between its new header
+		// and its commit, moves the version once more)
 		version, err := c.versions.Version(ctx)
-		if mode == "PASSIVE" && err == nil && c.complete && version == c.lastVersion {
+		if mode == "PASSIVE" && err == nil && (version.EmptyLog() || c.complete && version == c.lastVersion) {
 			continue
 		}
 		complete, err := c.checkpoint(ctx, mode)

@@ -34,6 +34,14 @@ type Version struct {
 // a change counter, the last valid WAL frame and the WAL's salts.
 type walIndexHeader [12]uint32
 
+// EmptyLog says whether the version was read from the WAL-index header and
+// the WAL held no committed frame then (mxFrame, the header's fifth word,
+// is 0): a writer that starts the WAL over writes such a header before its
+// commit writes the next.
+func (v Version) EmptyLog() bool {
+	return v.header != walIndexHeader{} && v.header[4] == 0
+}
+
 // Watcher reads the database's version.
 type Watcher struct {
 	open func() *sql.DB
