@@ -1,0 +1,65 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A statement that changes many rows inside a transaction keeps its
+// statement journal in memory (stmtJournalSpill): no temporary file is
+// opened for it, where SQLite's own 64 KiB spill size opened one for a
+// journal of a few hundred KB. Linux only: the open files are read from
+// /proc.
+func TestStmtJournalInMemory(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	db, err := dbConnect(filepath.Join(t.TempDir(), "data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// 500 rows of 2 KB: their pages, journaled, are about 1 MB
+	_, err = db.NewQuery(`CREATE TABLE revisions (status TEXT NOT NULL, proposed TEXT NOT NULL);
+		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+		INSERT INTO revisions SELECT 'pending', hex(randomblob(1000)) FROM n`).Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.DB().BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	// a first write, so that the next statement runs in an open write
+	// transaction, as a batch's update of its superseded revisions does
+	if _, err := tx.Exec(`UPDATE revisions SET status = 'first' WHERE rowid = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`UPDATE revisions SET status = 'superseded' WHERE rowid IN (SELECT rowid FROM revisions)`); err != nil {
+		t.Fatal(err)
+	}
+	if open := sqliteTempFiles(t); len(open) > 0 {
+		t.Errorf("the statement journal went to a temporary file: %v", open)
+	}
+}
+
+// sqliteTempFiles lists the process's open files that were deleted: SQLite
+// deletes a temporary file as soon as it opens it, and keeps it open.
+func sqliteTempFiles(t *testing.T) []string {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err == nil && strings.HasSuffix(target, " (deleted)") {
+			out = append(out, target)
+		}
+	}
+	return out
+}
