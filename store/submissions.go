@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -98,6 +99,9 @@ func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichm
 	}
 	var changed []int64 // older revisions the batch superseded, wholly or in part
 	err = s.Transaction(func(tx *Store) error {
+		if err := tx.Proposals().roomForBatch(); err != nil {
+			return err
+		}
 		if len(rows) > 0 {
 			var err error
 			if changed, err = tx.Proposals().insertRevisions(org, client, rows, results, opts.ExternalID, pending); err != nil {
@@ -423,6 +427,28 @@ func (s *Proposals) dropForeignOptions(org enrichment.Org, proposals []enrichmen
 				(*p.Fields.Attributes)[i].OptionID = 0
 			}
 		}
+	}
+	return nil
+}
+
+// batchCacheKiB is the page cache of the connection that stores a
+// batch, the one writer: 32 MB instead of the pool's 8 (service's
+// dbPragmas). A batch of 1000 that supersedes as many revisions changes
+// more pages than 8 MB holds (new rows, the superseded ones, and index
+// pages all over the revisions' indexes), so SQLite wrote part of them to
+// the WAL before the commit, read them back to update their checksums at
+// the commit, and read the pages it had dropped again on the next batch.
+// note: set by each submission, as the writer's connection can be closed
+// and opened again (the pool's idle time); a command that imports, which
+// submits nothing, keeps the pool's 8 MB and its memory (the import's
+// budget, docs/performance.md).
+const batchCacheKiB = 32000
+
+// roomForBatch sets the write transaction's connection's page cache to
+// batchCacheKiB.
+func (s *Proposals) roomForBatch() error {
+	if _, err := s.db().NewQuery("PRAGMA cache_size = -" + strconv.Itoa(batchCacheKiB)).Execute(); err != nil {
+		return fmt.Errorf("set the writer's page cache: %w", err)
 	}
 	return nil
 }
