@@ -10,8 +10,8 @@ import (
 
 // A statement that changes many rows inside a transaction keeps its
 // statement journal in memory (stmtJournalSpill): no temporary file is
-// opened for it, where SQLite's own 64 KiB spill size opened one for a
-// journal of a few hundred KB. Linux only: the open files are read from
+// opened for it, where SQLite's own 64 KiB spill size opened one for this
+// journal of about 1 MB. Linux only: the open files are read from
 // /proc.
 func TestStmtJournalInMemory(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
@@ -42,14 +42,14 @@ func TestStmtJournalInMemory(t *testing.T) {
 	if _, err := tx.Exec(`UPDATE revisions SET status = 'superseded' WHERE rowid IN (SELECT rowid FROM revisions)`); err != nil {
 		t.Fatal(err)
 	}
-	if open := sqliteTempFiles(t); len(open) > 0 {
+	if open := deletedOpenFiles(t); len(open) > 0 {
 		t.Errorf("the statement journal went to a temporary file: %v", open)
 	}
 }
 
-// sqliteTempFiles lists the process's open files that were deleted: SQLite
-// deletes a temporary file as soon as it opens it, and keeps it open.
-func sqliteTempFiles(t *testing.T) []string {
+// deletedOpenFiles lists the process's open files that were deleted, as
+// SQLite's temporary files are: it deletes one as soon as it opens it.
+func deletedOpenFiles(t *testing.T) []string {
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
