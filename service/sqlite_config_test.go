@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // A statement that changes many rows inside a transaction keeps its
@@ -62,4 +66,46 @@ func deletedOpenFiles(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// Pages that SQLite's caches hold come from the process's buffer
+// (pageCacheSlots), not from allocations of their own: after a write and a
+// read, slots of it are in use and no page overflowed it.
+func TestPageCacheBuffer(t *testing.T) {
+	db, err := dbConnect(filepath.Join(t.TempDir(), "data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.NewQuery(`CREATE TABLE products (description TEXT NOT NULL);
+		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+		INSERT INTO products SELECT hex(randomblob(1000)) FROM n`).Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.NewQuery("SELECT COUNT(*) FROM products WHERE length(description) = 2000").Row(&n); err != nil || n != 500 {
+		t.Fatalf("read back %d rows, %v", n, err)
+	}
+	used, overflow := pageCacheStatus(t)
+	if used == 0 || overflow != 0 {
+		t.Errorf("page cache slots in use %d, bytes allocated outside the buffer %d; want some and none", used, overflow)
+	}
+}
+
+// pageCacheStatus reads sqlite3_status's SQLITE_STATUS_PAGECACHE_USED and
+// _OVERFLOW.
+func pageCacheStatus(t *testing.T) (used, overflow int32) {
+	tls := libc.NewTLS()
+	defer tls.Close()
+	var high int32
+	for _, s := range []struct {
+		op  int32
+		out *int32
+	}{{sqlite3.SQLITE_STATUS_PAGECACHE_USED, &used}, {sqlite3.SQLITE_STATUS_PAGECACHE_OVERFLOW, &overflow}} {
+		if rc := sqlite3.Xsqlite3_status(tls, s.op, uintptr(unsafe.Pointer(s.out)), uintptr(unsafe.Pointer(&high)), 0); rc != sqlite3.SQLITE_OK {
+			t.Fatalf("sqlite3_status(%d): %d", s.op, rc)
+		}
+	}
+	return used, overflow
 }

@@ -1,0 +1,88 @@
+package service
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"modernc.org/libc"
+	"modernc.org/libc/sys/types"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SQLite's process-wide settings, made once before the first connection
+// opens (sqlite3_config refuses them after). note: the driver's own init
+// sets its mutexes the same way (modernc.org/sqlite/lib, mutex.go).
+
+// stmtJournalSpill is how large a statement journal grows in memory before
+// SQLite moves it to a temporary file: 32 MiB instead of SQLite's 64 KiB.
+//
+// A statement that changes many rows inside a transaction (a batch's
+// superseded revisions, a group decision, a rollback) journals the
+// original of every page it changes, so that it alone can be undone if it
+// fails halfway. Past the spill size that journal is a temporary file
+// (temp_store FILE, dbPragmas) written page by page: 8-9 ms of system
+// calls in each superseding batch of 1000 on the machine we measure on,
+// where one costs 10-15 µs (docs/performance.md, "Statement journals and
+// the writer's cache"). SQLite empties an in-memory journal when its
+// statement ends, and only the one writer writes, so this holds at most
+// 32 MiB, briefly.
+const stmtJournalSpill = 32 << 20
+
+// pageCacheSlots is how many pages (of dataPageSize or less) SQLite's page
+// caches take from one buffer of the process, allocated once: 4096 slots,
+// 35 MB, before any cache allocates pages of its own.
+//
+// A pooled reader drops its whole cache whenever the WAL changed since its
+// last read, which under writes is at nearly every read, and the driver's
+// allocator gave those pages back to the system and mapped new ones for
+// the next read: with four superseding writers, 7% of the server's CPU
+// went to that, in system calls and page faults that cost 10-20 µs each on
+// the machine we measure on (docs/performance.md, "The page caches' own
+// buffer"). Slots of the buffer return to it instead, and its pages, once
+// touched, stay the process's own memory.
+const pageCacheSlots = 4096
+
+func init() {
+	if err := configureSQLite(); err != nil {
+		panic(err)
+	}
+}
+
+// configureSQLite sets the statement journal's spill size and gives the
+// page caches their buffer.
+func configureSQLite() error {
+	tls := libc.NewTLS()
+	defer tls.Close()
+	if err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_STMTJRNL_SPILL, int32(stmtJournalSpill)); err != nil {
+		return fmt.Errorf("sqlite: set the statement journal's spill size: %w", err)
+	}
+	header := new(int32)
+	err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_PCACHE_HDRSZ, uintptr(unsafe.Pointer(header)))
+	runtime.KeepAlive(header)
+	if err != nil {
+		return fmt.Errorf("sqlite: read the page cache's header size: %w", err)
+	}
+	slot := (dataPageSize + int(*header) + 7) &^ 7
+	buffer := libc.Xmalloc(tls, types.Size_t(slot*pageCacheSlots)) // note: for the process's life
+	if buffer == 0 {
+		return fmt.Errorf("sqlite: no memory for the page cache's buffer")
+	}
+	if err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_PAGECACHE, buffer, int32(slot), int32(pageCacheSlots)); err != nil {
+		return fmt.Errorf("sqlite: give the page cache its buffer: %w", err)
+	}
+	return nil
+}
+
+// sqliteConfig calls sqlite3_config(op, args...).
+func sqliteConfig(tls *libc.TLS, op int32, args ...any) error {
+	list := libc.Xmalloc(tls, types.Size_t(8*len(args)))
+	if list == 0 {
+		return fmt.Errorf("no memory for the arguments")
+	}
+	defer libc.Xfree(tls, list)
+	if rc := sqlite3.Xsqlite3_config(tls, op, libc.VaList(list, args...)); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("%s", libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)))
+	}
+	return nil
+}
