@@ -14,21 +14,6 @@ import (
 // opens (sqlite3_config refuses them after). note: the driver's own init
 // sets its mutexes the same way (modernc.org/sqlite/lib, mutex.go).
 
-// stmtJournalSpill is how large a statement journal grows in memory before
-// SQLite moves it to a temporary file: 32 MiB instead of SQLite's 64 KiB.
-//
-// A statement that changes many rows inside a transaction (a batch's
-// superseded revisions, a group decision, a rollback) journals the
-// original of every page it changes, so that it alone can be undone if it
-// fails halfway. Past the spill size that journal is a temporary file
-// (temp_store FILE, dbPragmas) written page by page: 8-9 ms of system
-// calls in each superseding batch of 1000 on the machine we measure on,
-// where one costs 10-15 µs (docs/performance.md, "Statement journals and
-// the writer's cache"). SQLite empties an in-memory journal when its
-// statement ends, and only the one writer writes, so this holds at most
-// 32 MiB, briefly.
-const stmtJournalSpill = 32 << 20
-
 // pageCacheSlots is how many pages (of dataPageSize or less) SQLite's page
 // caches take from one buffer of the process, allocated once: 4096 slots,
 // 35 MB, before any cache allocates pages of its own.
@@ -49,14 +34,10 @@ func init() {
 	}
 }
 
-// configureSQLite sets the statement journal's spill size and gives the
-// page caches their buffer.
+// configureSQLite gives the page caches their buffer.
 func configureSQLite() error {
 	tls := libc.NewTLS()
 	defer tls.Close()
-	if err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_STMTJRNL_SPILL, int32(stmtJournalSpill)); err != nil {
-		return fmt.Errorf("sqlite: set the statement journal's spill size: %w", err)
-	}
 	header := new(int32)
 	err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_PCACHE_HDRSZ, uintptr(unsafe.Pointer(header)))
 	runtime.KeepAlive(header)
