@@ -99,10 +99,10 @@ func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichm
 	}
 	var changed []int64 // older revisions the batch superseded, wholly or in part
 	err = s.Transaction(func(tx *Store) error {
-		if err := tx.Proposals().roomForBatch(); err != nil {
-			return err
-		}
 		if len(rows) > 0 {
+			if err := tx.Proposals().roomForBatch(); err != nil {
+				return err
+			}
 			var err error
 			if changed, err = tx.Proposals().insertRevisions(org, client, rows, results, opts.ExternalID, pending); err != nil {
 				return err
