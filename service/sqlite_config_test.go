@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/pocketbase/dbx"
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -20,18 +21,8 @@ import (
 // with 0x1ffff), so a 32 MiB chunk was written as 0 bytes. A metrics
 // recount of 1M revisions hit it.
 func TestLargeStatementJournal(t *testing.T) {
-	db, err := dbConnect(filepath.Join(t.TempDir(), "data.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	// 60,000 rows of 1 KB: their pages, journaled, are about 60 MB
-	_, err = db.NewQuery(`CREATE TABLE revisions (status TEXT NOT NULL, proposed TEXT NOT NULL);
-		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000)
-		INSERT INTO revisions SELECT 'accepted', hex(randomblob(500)) FROM n`).Execute()
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := dataWithRevisions(t, 60_000, 500)
 	tx, err := db.DB().BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -58,25 +49,35 @@ func TestLargeStatementJournal(t *testing.T) {
 // (pageCacheSlots), not from allocations of their own: after a write and a
 // read, slots of it are in use and no page overflowed it.
 func TestPageCacheBuffer(t *testing.T) {
-	db, err := dbConnect(filepath.Join(t.TempDir(), "data.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, err = db.NewQuery(`CREATE TABLE products (description TEXT NOT NULL);
-		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
-		INSERT INTO products SELECT hex(randomblob(1000)) FROM n`).Execute()
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := dataWithRevisions(t, 500, 1000)
 	var n int
-	if err := db.NewQuery("SELECT COUNT(*) FROM products WHERE length(description) = 2000").Row(&n); err != nil || n != 500 {
+	if err := db.NewQuery("SELECT COUNT(*) FROM revisions WHERE length(proposed) = 2000").Row(&n); err != nil || n != 500 {
 		t.Fatalf("read back %d rows, %v", n, err)
 	}
 	used, overflow := pageCacheStatus(t)
 	if used == 0 || overflow != 0 {
 		t.Errorf("page cache slots in use %d, bytes allocated outside the buffer %d; want some and none", used, overflow)
 	}
+}
+
+// dataWithRevisions is a data.db opened as the service opens it, closed
+// with t, with a table of rows revisions, each 'accepted' and with a
+// proposal of size random bytes written in hex.
+func dataWithRevisions(t *testing.T, rows, size int) *dbx.DB {
+	t.Helper()
+	db, err := dbConnect(filepath.Join(t.TempDir(), "data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	_, err = db.NewQuery(`CREATE TABLE revisions (status TEXT NOT NULL, proposed TEXT NOT NULL);
+		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {:rows})
+		INSERT INTO revisions SELECT 'accepted', hex(randomblob({:size})) FROM n`).
+		Bind(dbx.Params{"rows": rows, "size": size}).Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // pageCacheStatus reads sqlite3_status's SQLITE_STATUS_PAGECACHE_USED and
