@@ -8,18 +8,13 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tests"
 )
 
 // Litestream's error about a failed sync, which carries a duration, reaches
 // PocketBase's logs (the dashboard's), its duration as text, and is the
 // replication's last error.
 func TestLitestreamErrorLogged(t *testing.T) {
-	app, err := tests.NewTestApp(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Cleanup)
+	app := bareApp(t)
 	app.Settings().Logs.MaxDays = 1 // a test app keeps no logs otherwise
 	last := &lastError{}
 	log := slog.New(errorMemory{Handler: appLogs(app), last: last})

@@ -10,11 +10,7 @@ import (
 // its TRUNCATE checkpoint of data.db out: a PocketBase that renames the job
 // fails here rather than holding the writers 10 s every night.
 func TestReplaceNightlyCheckpoint(t *testing.T) {
-	app, err := tests.NewTestApp(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Cleanup)
+	app := bareApp(t)
 	before := len(app.Cron().Jobs())
 	if !replaceNightlyCheckpoint(app) {
 		t.Fatalf("PocketBase has no job %s", nightlyJob)
@@ -31,4 +27,17 @@ func TestReplaceNightlyCheckpoint(t *testing.T) {
 			j.Run() // runs on a real test app without a panic
 		}
 	}
+}
+
+// bareApp is PocketBase's own test app, cleaned up with t, without the
+// service that fixture.Empty binds: these tests look at PocketBase's logger
+// and cron jobs as the replication finds them.
+func bareApp(t *testing.T) *tests.TestApp {
+	t.Helper()
+	app, err := tests.NewTestApp(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Cleanup)
+	return app
 }
