@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 
+	"github.com/catalog-enrichment/enrichment/internal/sqliteva"
 	"modernc.org/libc"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -63,14 +64,12 @@ func skipCheckpointOnClose(conn any) error {
 	}
 	tls := libc.NewTLS()
 	defer tls.Close()
-	const vaSlot = 8 // libc.VaList's stride: an int and a NULL int*
-	va := libc.Xmalloc(tls, 2*vaSlot)
-	if va == 0 {
-		return errors.New("checkpoint: out of memory")
+	va, free, err := sqliteva.List(tls, int32(1), uintptr(0)) // on, and a NULL int* for the setting read back
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
-	defer libc.Xfree(tls, va)
-	if rc := sqlite3.Xsqlite3_db_config(tls, uintptr(field.Uint()), sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-		libc.VaList(va, int32(1), uintptr(0))); rc != sqlite3.SQLITE_OK {
+	defer free()
+	if rc := sqlite3.Xsqlite3_db_config(tls, uintptr(field.Uint()), sqlite3.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, va); rc != sqlite3.SQLITE_OK {
 		return fmt.Errorf("checkpoint: sqlite3_db_config(NO_CKPT_ON_CLOSE): code %d", rc)
 	}
 	return nil

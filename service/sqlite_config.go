@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/catalog-enrichment/enrichment/internal/sqliteva"
 	"modernc.org/libc"
 	"modernc.org/libc/sys/types"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -57,12 +58,12 @@ func configureSQLite() error {
 
 // sqliteConfig calls sqlite3_config(op, args...).
 func sqliteConfig(tls *libc.TLS, op int32, args ...any) error {
-	list := libc.Xmalloc(tls, types.Size_t(8*len(args)))
-	if list == 0 {
-		return fmt.Errorf("no memory for the arguments")
+	list, free, err := sqliteva.List(tls, args...)
+	if err != nil {
+		return err
 	}
-	defer libc.Xfree(tls, list)
-	if rc := sqlite3.Xsqlite3_config(tls, op, libc.VaList(list, args...)); rc != sqlite3.SQLITE_OK {
+	defer free()
+	if rc := sqlite3.Xsqlite3_config(tls, op, list); rc != sqlite3.SQLITE_OK {
 		return fmt.Errorf("%s", libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)))
 	}
 	return nil
