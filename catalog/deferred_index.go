@@ -64,12 +64,23 @@ func (im *importer) buildDeferredIndex() error {
 		return nil
 	}
 	im.bar.showStep("building the slug index")
-	if _, err := im.tables.db().NewQuery(im.slugIndex).Execute(); err != nil {
+	err := withPragmaOn(im.tables.db(), "threads", sortThreads, func() error {
+		_, err := im.tables.db().NewQuery(im.slugIndex).Execute()
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("build the deferred index %s: %w", schema.IdxProductsSlug, err)
 	}
 	im.slugIndex = ""
 	return nil
 }
+
+// sortThreads is how many helper threads SQLite's sorter may use while it
+// builds the deferred index (PRAGMA threads): the file is read by then, so
+// the decoder's core is free. At 1M products the build took about 2.6 s of
+// the importing goroutine instead of 3.8 (CPU profiles of the command),
+// for some 15 MB more peak memory.
+const sortThreads = 2
 
 // DropIndex drops the index name and returns the statement that created
 // it (as PocketBase wrote it from the collection's indexes); "" when there
