@@ -122,11 +122,10 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 // importProducts loads what it needs of org's stored catalog, then writes
 // what the decoder sends.
 func importProducts(s *store.Store, t *tables, org enrichment.Org, opts Options, bar *progress, events <-chan event) (Result, error) {
-	im, err := newImporter(s, t, org, opts)
+	im, err := newImporter(s, t, org, opts, bar)
 	if err != nil {
 		return Result{}, err
 	}
-	im.bar = bar
 	defer im.writer.Close()
 	if err := im.consume(events); err != nil {
 		return Result{}, err

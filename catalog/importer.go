@@ -111,7 +111,9 @@ type earlyProduct struct {
 	outcome     outcome
 }
 
-func newImporter(s *store.Store, t *tables, org enrichment.Org, opts Options) (*importer, error) {
+// newImporter reads what an import into org needs of the stored catalog;
+// bar shows its progress.
+func newImporter(s *store.Store, t *tables, org enrichment.Org, opts Options, bar *progress) (*importer, error) {
 	state, err := t.LoadImportState(org)
 	if err != nil {
 		return nil, err
@@ -130,7 +132,7 @@ func newImporter(s *store.Store, t *tables, org enrichment.Org, opts Options) (*
 	}
 	stamp := opts.stamp()
 	return &importer{
-		s: s, tables: t, org: org, now: stamp, opts: opts, state: state, enriched: enriched, written: written,
+		s: s, tables: t, org: org, now: stamp, opts: opts, bar: bar, state: state, enriched: enriched, written: written,
 		writer:      t.NewImportProductWriter(org, stamp),
 		templateIdx: map[string]int{},
 		grown:       map[string]bool{},
