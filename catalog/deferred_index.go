@@ -64,7 +64,7 @@ func (im *importer) buildDeferredIndex() error {
 		return nil
 	}
 	im.bar.showStep("building the slug index")
-	err := withPragmaOn(im.tables.db(), "threads", sortThreads, func() error {
+	err := im.tables.withPragma("threads", sortThreads, func() error {
 		_, err := im.tables.db().NewQuery(im.slugIndex).Execute()
 		return err
 	})
