@@ -20,15 +20,16 @@ import (
 // active policy accept its client's qualifying pending revisions, what
 // each step reads as one set of decisions (store.DecideChosenSet: every
 // decision's rules and effects, decidedBy "policy"); every second, and as
-// soon as a person's decision or a closed audit moves the trust counters,
-// it brings every policy's measurement and state up to date. It keeps nothing
+// soon as a person's decision or a closed audit moves the trust counters
+// (for the policies not active), it brings every policy's measurement and
+// state up to date. It keeps nothing
 // but cursors in memory: after a restart it reads the pending revisions
 // from the first, so one stored before a crash is decided after it.
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
 	TrustTick    = time.Second // how often active policies act
-	TrustRefresh = time.Second // how often measurements and states are brought up to date: a person deciding is not kept waiting on activation
+	TrustRefresh = time.Second // how often measurements and states are brought up to date (those not active also at a person's decision: nobody waits on activation)
 	// note: what a step reads it accepts in one transaction: under a load of
 	// writers, each transaction first waits its turn for SQLite's writer
 	trustScan        = 2000  // new pending revisions read per policy and step
@@ -60,8 +61,9 @@ const trustKey = "enrichmentTrust"
 
 // WakeTrust has app's trust worker, if one runs, measure and act at
 // once: a person decided or closed an audit, so a policy may have earned
-// its activation or lost it, and what probation held back for an audit may
-// be accepted now rather than a tick later, while the person is at hand.
+// its activation (one already active is measured at the second's
+// refresh), and what probation held back for an audit may be accepted now
+// rather than a tick later, while the person is at hand.
 func WakeTrust(app core.App, clients []string) {
 	if t, ok := app.Store().Get(trustKey).(*Trust); ok {
 		t.remeasureMu.Lock()
@@ -221,7 +223,11 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool) {
 		return
 	}
 	for _, rec := range records {
-		if clients != nil && !clients[rec.GetString("apiClient")] {
+		// note: a wake-up measures the policies a person's decision may
+		// make active; an active one is measured every TrustRefresh, so a
+		// bound at the target that one decision dips under for a moment
+		// does not withdraw it and restart every version's probation
+		if clients != nil && (!clients[rec.GetString("apiClient")] || rec.GetString("state") == enrichment.PolicyActive) {
 			continue
 		}
 		// note: read again and saved in one transaction, which holds the

@@ -11,6 +11,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
+	"github.com/catalog-enrichment/enrichment/jobs"
 	"github.com/catalog-enrichment/enrichment/routes"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -209,5 +210,37 @@ func TestPersonDecisionMeasuresAtOnce(t *testing.T) {
 		if got := w.status(id); !strings.HasPrefix(got, "accepted/policy/") {
 			t.Errorf("revision %s: %s", id, got)
 		}
+	}
+}
+
+// TestActivePolicyMeasuredAtRefresh: the decisions that take an active
+// policy's bound under its target withdraw it at the second's refresh,
+// not at the wake-up each decision makes, which measures only the
+// policies a decision may make active.
+func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
+	w := newTrustWorld(t)
+	a := w.f.A
+	now := clock.Now(w.app)
+	clock.Set(w.app, func() time.Time { return now })
+	w.earn(1, 20)
+	p := w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.8,"auditRate":0.01,"enabled":true}`, a.Org, a.Clients["both"]))
+	w.trust.Step()
+	state := func() string { return w.record(schema.TrustPolicies, p.Id).GetString("state") }
+	if got := state(); got != enrichment.PolicyActive {
+		t.Fatalf("20 of 20 right: %s", got)
+	}
+	// note: 20 of 23 right, lower bound 71.5%, under the target 80%
+	for _, id := range w.submit(a.Keys["both"], bulk(30, 3, 95, "")...) {
+		w.decide(id, `{"status":"rejected","reason":"inaccurate"}`)
+	}
+	w.trust.Step()
+	if got := state(); got != enrichment.PolicyActive {
+		t.Fatalf("at the wake-up of the rejections: %s, want still active until the refresh", got)
+	}
+	now = now.Add(jobs.TrustRefresh)
+	w.trust.Step()
+	if got, reason := state(), w.record(schema.TrustPolicies, p.Id).GetString("stateReason"); got != enrichment.PolicyLearning || !strings.Contains(reason, "20 of 23") {
+		t.Fatalf("at the refresh: %s (%s), want learning over 20 of 23 fields", got, reason)
 	}
 }
