@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/jobs"
 	"github.com/catalog-enrichment/enrichment/routes"
@@ -133,4 +135,19 @@ func (w *trustWorld) earn(first, n int) {
 func (w *trustWorld) status(id string) string {
 	r := w.record(schema.Revisions, id)
 	return r.GetString("status") + "/" + r.GetString("decidedBy") + "/" + r.GetString("audit")
+}
+
+// namePolicyAtStillClock is a trust world whose clock stands still at
+// *now (which the test may move), where client "both" of A has earned
+// people-accepted names, with a policy on its names (at least 20
+// reviewed, a target of 0.8) stepped once.
+func namePolicyAtStillClock(t testing.TB, earned int) (*trustWorld, *core.Record, *time.Time) {
+	w := newTrustWorld(t)
+	now := clock.Now(w.app)
+	clock.Set(w.app, func() time.Time { return now })
+	w.earn(1, earned)
+	p := w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
+		"minReviewed":20,"targetPrecision":0.8,"auditRate":0.01,"enabled":true}`, w.f.A.Org, w.f.A.Clients["both"]))
+	w.trust.Step()
+	return w, p, &now
 }

@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/jobs"
@@ -187,14 +185,8 @@ func TestPolicyLeavesFailuresToPeople(t *testing.T) {
 // TrustRefresh has passed: the clock stands still here, and the step after
 // the 20th reviewed revision finds the policy active and accepts.
 func TestPersonDecisionMeasuresAtOnce(t *testing.T) {
-	w := newTrustWorld(t)
+	w, p, _ := namePolicyAtStillClock(t, 19)
 	a := w.f.A
-	now := clock.Now(w.app)
-	clock.Set(w.app, func() time.Time { return now })
-	w.earn(1, 19)
-	p := w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
-		"minReviewed":20,"targetPrecision":0.8,"auditRate":0.01,"enabled":true}`, a.Org, a.Clients["both"]))
-	w.trust.Step()
 	if got := w.record(schema.TrustPolicies, p.Id).GetString("state"); got != enrichment.PolicyLearning {
 		t.Fatalf("with 19 reviewed: %s", got)
 	}
@@ -218,14 +210,8 @@ func TestPersonDecisionMeasuresAtOnce(t *testing.T) {
 // not at the wake-up each decision makes, which measures only the
 // policies a decision may make active.
 func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
-	w := newTrustWorld(t)
+	w, p, now := namePolicyAtStillClock(t, 20)
 	a := w.f.A
-	now := clock.Now(w.app)
-	clock.Set(w.app, func() time.Time { return now })
-	w.earn(1, 20)
-	p := w.policy(fmt.Sprintf(`{"organization":"%s","apiClient":"%d","fields":["name"],"minConfidence":80,
-		"minReviewed":20,"targetPrecision":0.8,"auditRate":0.01,"enabled":true}`, a.Org, a.Clients["both"]))
-	w.trust.Step()
 	state := func() string { return w.record(schema.TrustPolicies, p.Id).GetString("state") }
 	if got := state(); got != enrichment.PolicyActive {
 		t.Fatalf("20 of 20 right: %s", got)
@@ -238,7 +224,7 @@ func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
 	if got := state(); got != enrichment.PolicyActive {
 		t.Fatalf("at the wake-up of the rejections: %s, want still active until the refresh", got)
 	}
-	now = now.Add(jobs.TrustRefresh)
+	*now = now.Add(jobs.TrustRefresh)
 	w.trust.Step()
 	if got, reason := state(), w.record(schema.TrustPolicies, p.Id).GetString("stateReason"); got != enrichment.PolicyLearning || !strings.Contains(reason, "20 of 23") {
 		t.Fatalf("at the refresh: %s (%s), want learning over 20 of 23 fields", got, reason)
