@@ -22,9 +22,9 @@ import (
 // decision's rules and effects, decidedBy "policy"); every second, and as
 // soon as a person's decision or a closed audit moves the trust counters
 // (for the policies not active), it brings every policy's measurement and
-// state up to date. It keeps nothing
-// but cursors in memory: after a restart it reads the pending revisions
-// from the first, so one stored before a crash is decided after it.
+// state up to date. It keeps nothing but cursors in memory: after a
+// restart it reads the pending revisions from the first, so one stored
+// before a crash is decided after it.
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
