@@ -19,17 +19,25 @@ import (
 // The trust policies' worker (docs/review.md): every second it lets each
 // active policy accept its client's qualifying pending revisions, what
 // each step reads as one set of decisions (store.DecideChosenSet: every
-// decision's rules and effects, decidedBy "policy"); every second, and as
-// soon as a person's decision or a closed audit moves the trust counters
-// (for the policies not active), it brings every policy's measurement and
-// state up to date. It keeps nothing but cursors in memory: after a
-// restart it reads the pending revisions from the first, so one stored
-// before a crash is decided after it.
+// decision's rules and effects, decidedBy "policy"); every second (an
+// active policy every TrustActiveRefresh), and as soon as a person's
+// decision or a closed audit moves the trust counters (for the policies
+// not active), it brings every policy's measurement and state up to date.
+// It keeps nothing but cursors and times in memory: after a restart it
+// reads the pending revisions from the first, so one stored before a
+// crash is decided after it.
 
 // Trust pacing: the cron's minute is too coarse for "within 10 seconds".
 const (
 	TrustTick    = time.Second // how often active policies act
 	TrustRefresh = time.Second // how often measurements and states are brought up to date (those not active also at a person's decision: nobody waits on activation)
+	// TrustActiveRefresh: how often an active policy is measured, counted
+	// from its activation. note: its bound is at the target when it
+	// becomes active, and each decision moves it; measured every second,
+	// a policy whose vendor sits near the target went back to learning
+	// for a moment every few seconds, and each return restarted every
+	// version's probation. Audits still suspend it at once.
+	TrustActiveRefresh = 10 * time.Second
 	// note: what a step reads it accepts in one transaction: under a load of
 	// writers, each transaction first waits its turn for SQLite's writer
 	trustScan        = 2000  // new pending revisions read per policy and step
@@ -46,6 +54,7 @@ type Trust struct {
 	cursors   map[string]*trustCursor // by policy
 	failed    map[string]bool         // revisions whose acceptance failed: left to people
 	refreshed time.Time
+	measured  map[string]time.Time // by policy: when an active one was last measured
 	stop      chan struct{}
 	done      chan struct{}
 	wake      chan struct{} // the trust counters moved: act now, not at the next tick
@@ -61,8 +70,8 @@ const trustKey = "enrichmentTrust"
 
 // WakeTrust has app's trust worker, if one runs, measure and act at
 // once: a person decided or closed an audit, so a policy may have earned
-// its activation (one already active is measured at the second's
-// refresh), and what probation held back for an audit may be accepted now
+// its activation (one already active is measured every
+// TrustActiveRefresh), and what probation held back for an audit may be accepted now
 // rather than a tick later, while the person is at hand.
 func WakeTrust(app core.App, clients []string) {
 	if t, ok := app.Store().Get(trustKey).(*Trust); ok {
@@ -107,7 +116,7 @@ func (t *Trust) backlog() bool {
 // NewTrust makes app's trust worker, not started; WakeTrust reaches it
 // from then on.
 func NewTrust(app core.App) *Trust {
-	t := &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{},
+	t := &Trust{app: app, Draw: rand.Float64, cursors: map[string]*trustCursor{}, failed: map[string]bool{}, measured: map[string]time.Time{},
 		wake: make(chan struct{}, 1), remeasure: map[string]bool{}}
 	app.Store().Set(trustKey, t)
 	return t
@@ -168,18 +177,19 @@ func (t *Trust) Stop() {
 	t.stop = nil
 }
 
-// Step does one round: the states when TrustRefresh has passed or the
-// trust counters moved, then every active policy's acceptances. It returns how many revisions it accepted;
-// failures are logged.
+// Step does one round: the states when TrustRefresh has passed (an active
+// policy's when TrustActiveRefresh has) or the trust counters moved, then
+// every active policy's acceptances. It returns how many revisions it
+// accepted; failures are logged.
 func (t *Trust) Step() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
 	if now.Sub(t.refreshed) >= TrustRefresh {
-		t.refresh(now, nil)
+		t.refresh(now, nil, false)
 		t.refreshed = now
 	} else if clients := t.clientsToRemeasure(); len(clients) > 0 {
-		t.refresh(now, clients)
+		t.refresh(now, clients, false)
 	}
 	policies, err := store.New(t.app).Trust().Policies(true)
 	if err != nil {
@@ -198,7 +208,7 @@ func (t *Trust) Refresh() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	t.refresh(now, nil)
+	t.refresh(now, nil, true)
 	t.refreshed = now
 }
 
@@ -212,8 +222,11 @@ func (t *Trust) clientsToRemeasure() map[string]bool {
 	return clients
 }
 
-// refresh brings the policies of clients (nil: every policy) up to date.
-func (t *Trust) refresh(now time.Time, clients map[string]bool) {
+// refresh brings the policies of clients (nil: every policy) up to date:
+// an active one only from a periodic refresh (clients nil) once
+// TrustActiveRefresh has passed since it was last measured or became
+// active, or when every is set.
+func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 	if clients == nil {
 		t.clientsToRemeasure() // note: all are measured now
 	}
@@ -224,12 +237,22 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool) {
 	}
 	for _, rec := range records {
 		// note: a wake-up measures the policies a person's decision may
-		// make active; an active one is measured every TrustRefresh, so a
-		// bound at the target that one decision dips under for a moment
+		// make active; an active one is measured every TrustActiveRefresh,
+		// so a bound at the target that decisions dip under for a moment
 		// does not withdraw it and restart every version's probation
-		if clients != nil && (!clients[rec.GetString("apiClient")] || rec.GetString("state") == enrichment.PolicyActive) {
+		if clients != nil && !clients[rec.GetString("apiClient")] {
 			continue
 		}
+		if rec.GetString("state") == enrichment.PolicyActive && !every {
+			last := t.measured[rec.Id]
+			if activated := rec.GetDateTime("activatedAt").Time(); activated.After(last) {
+				last = activated
+			}
+			if clients != nil || now.Sub(last) < TrustActiveRefresh {
+				continue
+			}
+		}
+		t.measured[rec.Id] = now
 		// note: read again and saved in one transaction, which holds the
 		// only writer: an audit's close that suspends the policy meanwhile
 		// is never overwritten by a state read before it

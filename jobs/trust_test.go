@@ -206,9 +206,10 @@ func TestPersonDecisionMeasuresAtOnce(t *testing.T) {
 }
 
 // TestActivePolicyMeasuredAtRefresh: the decisions that take an active
-// policy's bound under its target withdraw it at the second's refresh,
-// not at the wake-up each decision makes, which measures only the
-// policies a decision may make active.
+// policy's bound under its target withdraw it at the refresh
+// TrustActiveRefresh after its activation, not at the wake-up each
+// decision makes (which measures only the policies a decision may make
+// active) nor at the second's refresh of the others.
 func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
 	w, p, now := namePolicyAtStillClock(t, 20)
 	a := w.f.A
@@ -223,6 +224,11 @@ func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
 	w.trust.Step()
 	if got := state(); got != enrichment.PolicyActive {
 		t.Fatalf("at the wake-up of the rejections: %s, want still active until the refresh", got)
+	}
+	*now = now.Add(jobs.TrustActiveRefresh - jobs.TrustRefresh)
+	w.trust.Step()
+	if got := state(); got != enrichment.PolicyActive {
+		t.Fatalf("at the second's refresh %s after activation: %s, want still active", jobs.TrustActiveRefresh-jobs.TrustRefresh, got)
 	}
 	*now = now.Add(jobs.TrustRefresh)
 	w.trust.Step()
