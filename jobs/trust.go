@@ -54,7 +54,7 @@ type Trust struct {
 	cursors   map[string]*trustCursor // by policy
 	failed    map[string]bool         // revisions whose acceptance failed: left to people
 	refreshed time.Time
-	measured  map[string]time.Time // by policy: when an active one was last measured
+	measured  map[string]time.Time // by policy: when it was last measured (activeDue)
 	stop      chan struct{}
 	done      chan struct{}
 	wake      chan struct{} // the trust counters moved: act now, not at the next tick
@@ -71,8 +71,8 @@ const trustKey = "enrichmentTrust"
 // WakeTrust has app's trust worker, if one runs, measure and act at
 // once: a person decided or closed an audit, so a policy may have earned
 // its activation (one already active is measured every
-// TrustActiveRefresh), and what probation held back for an audit may be accepted now
-// rather than a tick later, while the person is at hand.
+// TrustActiveRefresh), and what probation held back for an audit may be
+// accepted now rather than a tick later, while the person is at hand.
 func WakeTrust(app core.App, clients []string) {
 	if t, ok := app.Store().Get(trustKey).(*Trust); ok {
 		t.remeasureMu.Lock()
@@ -243,14 +243,8 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 		if clients != nil && !clients[rec.GetString("apiClient")] {
 			continue
 		}
-		if rec.GetString("state") == enrichment.PolicyActive && !every {
-			last := t.measured[rec.Id]
-			if activated := rec.GetDateTime("activatedAt").Time(); activated.After(last) {
-				last = activated
-			}
-			if clients != nil || now.Sub(last) < TrustActiveRefresh {
-				continue
-			}
+		if rec.GetString("state") == enrichment.PolicyActive && !every && (clients != nil || !t.activeDue(rec, now)) {
+			continue
 		}
 		t.measured[rec.Id] = now
 		// note: read again and saved in one transaction, which holds the
@@ -271,6 +265,17 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 			t.app.Logger().Error("enrichment: measure trust policy", "policy", rec.Id, "error", err.Error())
 		}
 	}
+}
+
+// activeDue tells whether the active policy rec is due to be measured:
+// TrustActiveRefresh has passed since it was last measured or became
+// active.
+func (t *Trust) activeDue(rec *core.Record, now time.Time) bool {
+	last := t.measured[rec.Id]
+	if activated := rec.GetDateTime("activatedAt").Time(); activated.After(last) {
+		last = activated
+	}
+	return now.Sub(last) >= TrustActiveRefresh
 }
 
 // act accepts what p qualifies among its client's new pending revisions
