@@ -27,8 +27,10 @@ var policyServiceFields = []string{"state", "measuredPrecision", "measuredReview
 // registerTrustPolicies keeps trust policies (docs/review.md) within their
 // rules for every save: the dashboard, the records API and Go code alike.
 // Requests cannot set the service's fields; every save fills the defaults,
-// checks the ranges and the organization of the client and template, and
-// brings the state up to date with the measurement.
+// checks the ranges and the organization of the client and template, and a
+// save that creates a policy or changes what a reviewer sets brings the
+// state up to date with the measurement (the service's own saves, of
+// state, measurement or probation, set what they mean to).
 func registerTrustPolicies(app core.App) {
 	app.OnRecordCreateRequest(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordRequestEvent]{
 		Id: "enrichmentPolicyServiceFieldsOnCreate",
@@ -61,6 +63,9 @@ func registerTrustPolicies(app core.App) {
 		if err := checkPolicy(e.App, e.Record); err != nil {
 			return err
 		}
+		if !reviewerChanged(e.Record) {
+			return e.Next()
+		}
 		if _, err := RefreshPolicy(e.App, e.Record, clock.Now(e.App)); err != nil {
 			return err
 		}
@@ -77,6 +82,25 @@ func registerTrustPolicies(app core.App) {
 	})
 	app.OnRecordCreate(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentPolicyCreate", Func: check})
 	app.OnRecordUpdate(schema.TrustPolicies).Bind(&hook.Handler[*core.RecordEvent]{Id: "enrichmentPolicyUpdate", Func: check})
+}
+
+// reviewerChanged tells whether saving policy rec creates it or changes a
+// field a reviewer sets (any but the service's).
+func reviewerChanged(rec *core.Record) bool {
+	if rec.IsNew() {
+		return true
+	}
+	original := rec.Original()
+	for _, f := range rec.Collection().Fields {
+		name := f.GetName()
+		if slices.Contains(policyServiceFields, name) || name == "updated" {
+			continue
+		}
+		if !sameValue(rec.Get(name), original.Get(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // decidedAny reports whether the policy decided a revision of org; when
@@ -160,8 +184,7 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 		return false, err
 	}
 	st := store.New(app)
-	stored := store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
-		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
+	stored := storedPolicy(rec, p)
 	m, err := st.Trust().Measure(stored, now)
 	if err != nil {
 		return false, err
@@ -180,6 +203,19 @@ func RefreshPolicy(app core.App, rec *core.Record, now time.Time) (changed bool,
 		return false, err
 	}
 	return changed || stateChanged || probationChanged, nil
+}
+
+// RefreshProbation brings an active policy record's probation up to date
+// between its measurements (RefreshPolicy), without saving it; changed
+// tells whether it changed.
+func RefreshProbation(app core.App, rec *core.Record) (changed bool, err error) {
+	return recordProbation(store.New(app), rec, storedPolicy(rec, policyOf(rec)), rec.GetString("state"))
+}
+
+// storedPolicy is the store's view of policy record rec, whose rules are p.
+func storedPolicy(rec *core.Record, p enrichment.TrustPolicy) store.Policy {
+	return store.Policy{ID: rec.Id, Org: enrichment.Org(rec.GetString("organization")), Client: rec.GetString("apiClient"),
+		Template: rec.GetString("template"), TrustPolicy: p, ActivatedAt: rec.GetDateTime("activatedAt")}
 }
 
 // refreshEnabled stamps enabledAt on a policy just enabled (or never

@@ -223,9 +223,10 @@ func (t *Trust) clientsToRemeasure() map[string]bool {
 }
 
 // refresh brings the policies of clients (nil: every policy) up to date:
-// an active one only from a periodic refresh (clients nil) once
-// TrustActiveRefresh has passed since it was last measured or became
-// active, or when every is set.
+// an active one's measurement and state only when every is set or, at a
+// periodic refresh (clients nil), once TrustActiveRefresh has passed since
+// it was last measured or became active; in between a periodic refresh
+// brings its probation up to date.
 func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 	if clients == nil {
 		t.clientsToRemeasure() // note: all are measured now
@@ -243,10 +244,13 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 		if clients != nil && !clients[rec.GetString("apiClient")] {
 			continue
 		}
-		if rec.GetString("state") == enrichment.PolicyActive && !every && (clients != nil || !t.activeDue(rec, now)) {
+		measure := every || rec.GetString("state") != enrichment.PolicyActive || (clients == nil && t.activeDue(rec, now))
+		if !measure && clients != nil {
 			continue
 		}
-		t.measured[rec.Id] = now
+		if measure {
+			t.measured[rec.Id] = now
+		}
 		// note: read again and saved in one transaction, which holds the
 		// only writer: an audit's close that suspends the policy meanwhile
 		// is never overwritten by a state read before it
@@ -255,7 +259,11 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 			if err != nil {
 				return err
 			}
-			changed, err := hooks.RefreshPolicy(tx, fresh, now)
+			refresh := hooks.RefreshProbation
+			if measure {
+				refresh = func(app core.App, rec *core.Record) (bool, error) { return hooks.RefreshPolicy(app, rec, now) }
+			}
+			changed, err := refresh(tx, fresh)
 			if err == nil && changed {
 				err = tx.Save(fresh)
 			}

@@ -217,6 +217,11 @@ func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
 	if got := state(); got != enrichment.PolicyActive {
 		t.Fatalf("20 of 20 right: %s", got)
 	}
+	// five acceptances on probation, the 1st and the 5th audited
+	w.submit(a.Keys["both"], bulk(40, 5, 95, "")...)
+	if n := w.trust.Step(); n != 5 {
+		t.Fatalf("accepted %d of 5", n)
+	}
 	// note: 20 of 23 right, lower bound 71.5%, under the target 80%
 	for _, id := range w.submit(a.Keys["both"], bulk(30, 3, 95, "")...) {
 		w.decide(id, `{"status":"rejected","reason":"inaccurate"}`)
@@ -229,6 +234,12 @@ func TestActivePolicyMeasuredAtRefresh(t *testing.T) {
 	w.trust.Step()
 	if got := state(); got != enrichment.PolicyActive {
 		t.Fatalf("at the second's refresh %s after activation: %s, want still active", jobs.TrustActiveRefresh-jobs.TrustRefresh, got)
+	}
+	// note: the probation is shown every second all the same, and the save
+	// that shows it does not measure the policy
+	want := `[{"version":"none","accepted":5,"waiting":2,"closed":0,"confirmed":0}]`
+	if got := w.record(schema.TrustPolicies, p.Id).GetString("probation"); got != want {
+		t.Errorf("probation at the second's refresh: %s, want %s", got, want)
 	}
 	*now = now.Add(jobs.TrustRefresh)
 	w.trust.Step()
