@@ -259,11 +259,12 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 			if err != nil {
 				return err
 			}
-			refresh := hooks.RefreshProbation
+			var changed bool
 			if measure {
-				refresh = func(app core.App, rec *core.Record) (bool, error) { return hooks.RefreshPolicy(app, rec, now) }
+				changed, err = hooks.RefreshPolicy(tx, fresh, now)
+			} else {
+				changed, err = hooks.RefreshProbation(tx, fresh)
 			}
-			changed, err := refresh(tx, fresh)
 			if err == nil && changed {
 				err = tx.Save(fresh)
 			}
