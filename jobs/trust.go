@@ -248,9 +248,6 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 		if !measure && clients != nil {
 			continue
 		}
-		if measure {
-			t.measured[rec.Id] = now
-		}
 		// note: read again and saved in one transaction, which holds the
 		// only writer: an audit's close that suspends the policy meanwhile
 		// is never overwritten by a state read before it
@@ -271,7 +268,32 @@ func (t *Trust) refresh(now time.Time, clients map[string]bool, every bool) {
 			return err
 		})
 		if err != nil {
+			// note: not marked measured, so the next refresh tries again
 			t.app.Logger().Error("enrichment: measure trust policy", "policy", rec.Id, "error", err.Error())
+		} else if measure {
+			t.measured[rec.Id] = now
+		}
+	}
+	if clients == nil {
+		t.forgetDeleted(records)
+	}
+}
+
+// forgetDeleted drops what the worker remembers of policies no longer
+// among records (every policy): their measurement times and cursors.
+func (t *Trust) forgetDeleted(records []*core.Record) {
+	kept := make(map[string]bool, len(records))
+	for _, rec := range records {
+		kept[rec.Id] = true
+	}
+	for id := range t.measured {
+		if !kept[id] {
+			delete(t.measured, id)
+		}
+	}
+	for id := range t.cursors {
+		if !kept[id] {
+			delete(t.cursors, id)
 		}
 	}
 }

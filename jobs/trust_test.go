@@ -205,6 +205,28 @@ func TestPersonDecisionMeasuresAtOnce(t *testing.T) {
 	}
 }
 
+// TestDeletedPolicyForgotten: the worker forgets a deleted policy's
+// measurement time and cursor at the next refresh of every policy, so a
+// long-running server that creates and deletes policies does not grow.
+func TestDeletedPolicyForgotten(t *testing.T) {
+	w, p, now := namePolicyAtStillClock(t, 20)
+	*now = now.Add(jobs.TrustActiveRefresh)
+	w.trust.Step()
+	if measured, cursors := w.trust.Remembered(); measured != 1 || cursors != 1 {
+		t.Fatalf("active policy: %d measured, %d cursors remembered, want 1 and 1", measured, cursors)
+	}
+	// note: only a superuser deletes a policy (in the dashboard), and only
+	// one that decided nothing
+	if err := w.app.Delete(w.record(schema.TrustPolicies, p.Id)); err != nil {
+		t.Fatal(err)
+	}
+	*now = now.Add(jobs.TrustRefresh)
+	w.trust.Step()
+	if measured, cursors := w.trust.Remembered(); measured != 0 || cursors != 0 {
+		t.Errorf("deleted policy: %d measured, %d cursors remembered, want none", measured, cursors)
+	}
+}
+
 // TestActivePolicyMeasuredAtRefresh: the decisions that take an active
 // policy's bound under its target withdraw it at the refresh
 // TrustActiveRefresh after its activation, not at the wake-up each
