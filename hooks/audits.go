@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/clock"
@@ -38,12 +39,7 @@ func closesAudit(app core.App, stored, rev *core.Record) (bool, error) {
 		return false, auditError("validation_invalid_audit", "An audit is closed with confirmed or reverted.",
 			"Must be confirmed or reverted.")
 	}
-	var changed []string
-	for _, name := range decisionFields {
-		if !sameValue(stored.Get(name), rev.Get(name)) {
-			changed = append(changed, name)
-		}
-	}
+	changed := changedFields(stored, rev, func(f core.Field) bool { return !slices.Contains(decisionFields, f.GetName()) })
 	if len(changed) > 0 {
 		errs := validation.Errors{}
 		for _, name := range changed {

@@ -236,24 +236,19 @@ func decide(app core.App, stored, rev *core.Record) error {
 // decision's. It lets through one change PocketBase makes itself: clearing
 // the product relation after the product was deleted.
 func checkReadOnly(app core.App, stored, rev *core.Record) error {
-	errs := validation.Errors{}
-	var names []string
-	for _, f := range rev.Collection().Fields {
+	names := changedFields(stored, rev, func(f core.Field) bool {
 		name := f.GetName()
-		if f.Type() == core.FieldTypeAutodate || slices.Contains(decisionFields, name) || slices.Contains(serverFields, name) {
-			continue
-		}
-		if sameValue(stored.Get(name), rev.Get(name)) {
-			continue
-		}
-		if name == "product" && rev.GetString(name) == "" && !productExists(app, stored.GetString(name)) {
-			continue
-		}
-		names = append(names, name)
-		errs[name] = validation.NewError("validation_read_only", "Only the decision's fields can be changed.")
-	}
+		return f.Type() == core.FieldTypeAutodate || slices.Contains(decisionFields, name) || slices.Contains(serverFields, name)
+	})
+	names = slices.DeleteFunc(names, func(name string) bool {
+		return name == "product" && rev.GetString(name) == "" && !productExists(app, stored.GetString(name))
+	})
 	if len(names) == 0 {
 		return nil
+	}
+	errs := validation.Errors{}
+	for _, name := range names {
+		errs[name] = validation.NewError("validation_read_only", "Only the decision's fields can be changed.")
 	}
 	return router.NewBadRequestError(fmt.Sprintf("Only status, approvedFields, reason, comment, corrections and fieldReasons of a revision can be changed, not %s.",
 		strings.Join(names, ", ")), errs)
@@ -266,6 +261,18 @@ func productExists(app core.App, id string) bool {
 	}
 	_, err := app.FindRecordById("products", id)
 	return err == nil
+}
+
+// changedFields names the fields of after's collection whose values in
+// before and after differ (sameValue), leaving out those skip names.
+func changedFields(before, after *core.Record, skip func(core.Field) bool) []string {
+	var names []string
+	for _, f := range after.Collection().Fields {
+		if name := f.GetName(); !skip(f) && !sameValue(before.Get(name), after.Get(name)) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // sameValue compares two field values as stored: JSON by meaning (the

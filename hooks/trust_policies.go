@@ -90,17 +90,9 @@ func reviewerChanged(rec *core.Record) bool {
 	if rec.IsNew() {
 		return true
 	}
-	original := rec.Original()
-	for _, f := range rec.Collection().Fields {
-		name := f.GetName()
-		if slices.Contains(policyServiceFields, name) || name == "updated" {
-			continue
-		}
-		if !sameValue(rec.Get(name), original.Get(name)) {
-			return true
-		}
-	}
-	return false
+	return len(changedFields(rec.Original(), rec, func(f core.Field) bool {
+		return slices.Contains(policyServiceFields, f.GetName()) || f.GetName() == "updated"
+	})) > 0
 }
 
 // decidedAny reports whether the policy decided a revision of org; when
