@@ -141,12 +141,18 @@ func (c *shopifyColumns) compact() {
 	}
 }
 
-// project copies the cells of rec that the import reads, each without the
-// quote the export puts before a formula-like cell.
+// project copies the cells of rec that the import reads, each trimmed
+// (the body, HTML, as written) and then without the quote the export puts
+// before a formula-like cell: trimmed after, a value's leading tab or
+// carriage return, which that quote protects, would be lost.
 func (c *shopifyColumns) project(rec []string) []string {
 	out := make([]string, len(c.keep))
 	for k, i := range c.keep {
-		out[k] = enrichment.UnescapeFormula(rec[i])
+		if k == c.body {
+			out[k] = enrichment.UnescapeFormula(rec[i])
+		} else {
+			out[k] = importedCell(rec[i])
+		}
 	}
 	return out
 }
@@ -156,9 +162,15 @@ func (c *shopifyColumns) project(rec []string) []string {
 func (c *shopifyColumns) metafieldValues(rec []string) []string {
 	out := make([]string, len(c.metafields))
 	for k, m := range c.metafields {
-		out[k] = enrichment.UnescapeFormula(rec[m.col])
+		out[k] = importedCell(rec[m.col])
 	}
 	return out
+}
+
+// importedCell is a cell's value as the import reads it: trimmed, then
+// without the export's quote before a formula-like value.
+func importedCell(s string) string {
+	return enrichment.UnescapeFormula(strings.TrimSpace(s))
 }
 
 // normalized is a header cell as columns are compared: trimmed, in lower
@@ -192,12 +204,12 @@ func headerSample(header []string) string {
 	return s
 }
 
-// cell is the trimmed text of column i of a row, "" for a missing column.
+// cell is column i of a row as project keeps it, "" for a missing column.
 func cell(row []string, i int) string {
 	if i < 0 {
 		return ""
 	}
-	return strings.TrimSpace(row[i])
+	return row[i]
 }
 
 // isVariant reports a row that fills a variant's column; the other rows
@@ -393,7 +405,7 @@ func (c *shopifyColumns) metafieldAttributes(values []string, options [3]string)
 	var out []Attribute
 	var remembered []rememberedMetafield
 	for k, m := range c.metafields {
-		value := strings.TrimSpace(values[k])
+		value := values[k]
 		if value == "" {
 			continue
 		}

