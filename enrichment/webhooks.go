@@ -84,8 +84,8 @@ type Change struct {
 	At        string `json:"at"`
 	// An upsert's product as it is now: its completeness and gaps
 	// (completeness.go); absent on a removal.
-	Completeness *int      `json:"completeness,omitempty"`
-	Gaps         *[]string `json:"gaps,omitempty"`
+	Completeness *int      `json:"completeness,omitzero"`
+	Gaps         *[]string `json:"gaps,omitzero"`
 }
 
 // ChangePage is a page of the change feed; Next continues after it.

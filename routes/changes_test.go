@@ -112,8 +112,14 @@ func TestChangeFeed(t *testing.T) {
 	}
 	expect("a deletion", "remove BULK-0002")
 	created := core.NewRecord(one.Collection())
-	created.Load(map[string]any{"organization": string(f.A.Org), "sku": "FRESH-1", "name": "Fresh", "active": true})
+	created.Load(map[string]any{"organization": string(f.A.Org), "sku": "FRESH-1", "name": "Fresh", "active": true,
+		"description": "Fresh and whole.", "images": []string{"https://img.example/fresh.jpg"}})
 	save(created)
+	// a product without a gap says so: "gaps" is there, empty
+	if r := request(h, http.MethodGet, changesURL+"?after="+url.QueryEscape(cursor), key, ""); !strings.Contains(r.Body.String(),
+		`"sku":"FRESH-1","change":"upsert"`) || !strings.Contains(r.Body.String(), `"completeness":100,"gaps":[]`) {
+		t.Errorf("a complete product's upsert: %d %s", r.Code, r.Body)
+	}
 	expect("a creation", "upsert FRESH-1")
 	b, err := app.FindRecordById("products", store.FormatID(f.B.Products["SKU-1"]))
 	if err != nil {
