@@ -42,11 +42,17 @@ func reviewClaim(e *core.RequestEvent) error {
 	if err != nil {
 		return e.NotFoundError("No such revision.", nil)
 	}
+	org := enrichment.Org(e.Auth.GetString("organization"))
+	st := store.New(e.App)
+	// note: a revision that is not there is 404 before the body is read,
+	// so a stalled body never holds that answer
+	if _, err := st.Review().RevisionOrg([]enrichment.Org{org}, id); err != nil {
+		return notFoundOr(e, "find a revision to claim", err)
+	}
 	if err := readNoBody(e); err != nil {
 		return err
 	}
-	org := enrichment.Org(e.Auth.GetString("organization"))
-	c, err := store.New(e.App).Review().Claim(org, id, e.Auth.Id, clock.Now(e.App))
+	c, err := st.Review().Claim(org, id, e.Auth.Id, clock.Now(e.App))
 	if err != nil {
 		return notFoundOr(e, "claim a revision", err)
 	}
@@ -70,6 +76,9 @@ func reviewRelease(e *core.RequestEvent) error {
 	org, err := st.Review().RevisionOrg(orgs, id)
 	if err != nil {
 		return notFoundOr(e, "find a claimed revision", err)
+	}
+	if err := readNoBody(e); err != nil {
+		return err
 	}
 	reviewer := ""
 	if !e.HasSuperuserAuth() {

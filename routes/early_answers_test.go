@@ -27,6 +27,7 @@ func TestEarlyAnswersDoNotWaitForTheBody(t *testing.T) {
 	srv := httptest.NewServer(fixture.Serve(t, app))
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
+	reviewer := "Authorization: " + fixture.ReviewerToken(t, app, string(f.A.Org)) + "\r\n"
 	cases := []struct {
 		what, method, path, headers string
 		length                      int
@@ -36,6 +37,10 @@ func TestEarlyAnswersDoNotWaitForTheBody(t *testing.T) {
 		{"no token", "POST", "/api/enrichment/review/rollbacks", "", 4096, 401},
 		{"wrong scope", "POST", "/api/enrichment/products/submissions", routes.KeyHeader + ": " + f.A.Keys["read"] + "\r\n", 4096, 403},
 		{"no such route", "POST", "/api/enrichment/nothing-here", "", 4096, 404},
+		{"no such webhook", "POST", "/api/enrichment/webhooks/99999/test", routes.KeyHeader + ": " + f.A.Keys["submit"] + "\r\n", 4096, 404},
+		{"no such webhook to delete", "DELETE", "/api/enrichment/webhooks/99999", routes.KeyHeader + ": " + f.A.Keys["submit"] + "\r\n", 4096, 404},
+		{"no such revision to claim", "POST", "/api/enrichment/review/claims/99999999", reviewer, 4096, 404},
+		{"no such revision to release", "DELETE", "/api/enrichment/review/claims/99999999", reviewer, 4096, 404},
 		{"too large", "POST", "/api/enrichment/products/submissions", routes.KeyHeader + ": " + f.A.Keys["submit"] + "\r\n", 64 << 20, 413},
 		{"not JSON", "POST", "/api/enrichment/products/submissions", routes.KeyHeader + ": " + f.A.Keys["submit"] +
 			"\r\nContent-Type: text/plain\r\n", 4096, 415},

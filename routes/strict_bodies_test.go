@@ -57,13 +57,21 @@ func TestUndefinedMembersRefused(t *testing.T) {
 		{"submission, item model", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","model":{"name":"w","version":"1","temperature":0}}]}`, "items.0.model.temperature"},
 		{"submission, source", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","sources":[{"field":"name","url":"https://maker.example/","Quote":"x"}]}]}`, "items.0.sources.0.Quote"},
 	}
-	for _, c := range cases {
+	deletions := []struct{ what, url, key, token, body, member string }{
+		{"claim release", "/api/enrichment/review/claims/" + pending, "", reviewer, `{"force":true}`, "force"},
+		{"webhook deletion", "/api/enrichment/webhooks/" + store.FormatID(hook.ID), submitKey, "", `{"cascade":true}`, "cascade"},
+	}
+	for i, c := range append(cases, deletions...) {
 		req := request
 		credential := c.key
 		if c.token != "" {
 			req, credential = requestAuth, c.token
 		}
-		res := req(h, http.MethodPost, c.url, credential, c.body)
+		method := http.MethodPost
+		if i >= len(cases) {
+			method = http.MethodDelete
+		}
+		res := req(h, method, c.url, credential, c.body)
 		body := res.Body.String()
 		if res.Code != 400 || !strings.Contains(body, `"`+c.member+`":{"code":"validation_unknown_member"`) ||
 			!strings.Contains(body, c.member[strings.LastIndex(c.member, ".")+1:]) {

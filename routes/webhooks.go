@@ -106,8 +106,11 @@ func webhooksList(e *core.RequestEvent) error {
 
 // webhooksDelete deletes one of the calling client's subscriptions.
 func webhooksDelete(e *core.RequestEvent) error {
-	id, err := webhookID(e)
+	id, err := knownWebhook(e)
 	if err != nil {
+		return err
+	}
+	if err := readNoBody(e); err != nil {
 		return err
 	}
 	err = store.New(e.App).Outbox().DeleteWebhook(requestOrg(e), requestClient(e).ID, id)
@@ -138,7 +141,7 @@ func webhookDeliveriesList(e *core.RequestEvent) error {
 
 // webhooksTest queues a ping to one of the calling client's subscriptions.
 func webhooksTest(e *core.RequestEvent) error {
-	id, err := webhookID(e)
+	id, err := knownWebhook(e)
 	if err != nil {
 		return err
 	}
@@ -157,6 +160,20 @@ func webhookID(e *core.RequestEvent) (int64, error) {
 	id, err := enrichment.ParseID(e.Request.PathValue("id"))
 	if err != nil {
 		return 0, e.NotFoundError("No such webhook.", nil)
+	}
+	return id, nil
+}
+
+// knownWebhook reads the {id} of a webhook path of a route that reads a
+// body: 404 unless one of the client's webhooks, answered before the body
+// is read, so a stalled body never holds it.
+func knownWebhook(e *core.RequestEvent) (int64, error) {
+	id, err := webhookID(e)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := store.New(e.App).Outbox().Webhook(requestOrg(e), requestClient(e).ID, id); err != nil {
+		return 0, notFoundOr(e, "find a webhook", err)
 	}
 	return id, nil
 }
