@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/catalog-enrichment/enrichment/agents"
 	"github.com/catalog-enrichment/enrichment/apikey"
+	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/fixture"
 	"github.com/catalog-enrichment/enrichment/routes"
@@ -230,22 +233,35 @@ func TestAgentTenancy(t *testing.T) {
 	}
 }
 
-// TestAgentRateLimit: an MCP request takes a token from the key's bucket,
-// the same bucket as its REST requests.
+// TestAgentRateLimit: each tool call takes a token from the key's bucket,
+// the same bucket as its REST requests, and a call over the limit is a
+// tool error with the route's message. A request outside a session (the
+// SDK's discovery, an initialize) takes one and is refused with 429 as a
+// REST request; a session's own messages take none, so a key of 1 request
+// a second (2 at once) connects with the official SDK.
 func TestAgentRateLimit(t *testing.T) {
 	f := fixture.Get(t)
 	s := serve(t, f)
+	var now atomic.Int64 // note: the clock stands still, so no token comes back unless the test says so
+	now.Store(clock.Now(s.app).UnixNano())
+	clock.Set(s.app, func() time.Time { return time.Unix(0, now.Load()) })
 	key := newClient(t, s.app, f.A.Org, store.NewClient{RateLimit: 1})
-	rest := func() int {
-		return fixture.Send(s.h, http.MethodGet, routes.Prefix+"/attribute-templates", routes.KeyHeader, key, "").Code
+	session := connect(t, s.endpoint, "Authorization", key)
+	schemas := outputSchemas(t, session)
+	msg := refused(t, session, agents.ToolGetTemplates, map[string]any{})
+	if !strings.HasPrefix(msg, "Rate limit exceeded: this key may make 2 requests at once and 1 per second; retry after 1 s.") {
+		t.Errorf("a tool call over the key's limit: %q, want the route's 429 message", msg)
 	}
-	for range 10 {
-		if rest() == http.StatusTooManyRequests {
-			break
-		}
+	if code := fixture.Send(s.h, http.MethodGet, routes.Prefix+"/attribute-templates", routes.KeyHeader, key, "").Code; code != http.StatusTooManyRequests {
+		t.Errorf("REST with the bucket empty: %d, want 429", code)
 	}
 	res := post(t, s.endpoint, initialize, map[string]string{"Authorization": "Bearer " + key})
 	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
-		t.Errorf("MCP after the REST calls emptied the bucket: %d, Retry-After %q", res.StatusCode, res.Header.Get("Retry-After"))
+		t.Errorf("a new session with the bucket empty: %d, Retry-After %q", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	now.Add(int64(time.Second))
+	call[any](t, session, schemas, agents.ToolGetTemplates, map[string]any{})
+	if err := session.Close(); err != nil {
+		t.Errorf("the session's end with the bucket empty: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package routes
 import (
 	"errors"
 	"fmt"
-	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"math"
 	"strconv"
 	"time"
@@ -12,10 +11,12 @@ import (
 	"github.com/catalog-enrichment/enrichment/apikey"
 	"github.com/catalog-enrichment/enrichment/clock"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/opsmetrics"
 	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/pocketbase/pocketbase/tools/router"
 )
 
 // KeyHeader carries the raw API key on every request.
@@ -70,7 +71,7 @@ func requireAPIKey(limiter *ratelimit.Limiter) *hook.Handler[*core.RequestEvent]
 				}
 			}
 			e.Set(clientKey, client)
-			if client.RateLimit > 0 {
+			if client.RateLimit > 0 && !inMCPSession(e) {
 				if err := applyRateLimit(e, limiter.Allow(client.ID, client.RateLimit)); err != nil {
 					return err
 				}
@@ -91,8 +92,13 @@ func applyRateLimit(e *core.RequestEvent, d ratelimit.Decision) error {
 		return nil
 	}
 	h.Set("Retry-After", wholeSeconds(d.RetryAfter))
-	opsmetrics.Of(e.App).RateLimited.Inc()
-	return e.TooManyRequestsError(fmt.Sprintf(
+	return rateLimited(e.App, d)
+}
+
+// rateLimited is the 429 of a request d refused, counted for the operators.
+func rateLimited(app core.App, d ratelimit.Decision) error {
+	opsmetrics.Of(app).RateLimited.Inc()
+	return router.NewTooManyRequestsError(fmt.Sprintf(
 		"Rate limit exceeded: this key may make %d requests at once and %d per second; retry after %s s.",
 		d.Limit, d.Limit/ratelimit.BurstFactor, wholeSeconds(d.RetryAfter)), nil)
 }

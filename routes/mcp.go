@@ -11,6 +11,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/agents"
 	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
+	"github.com/catalog-enrichment/enrichment/ratelimit"
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -53,11 +54,21 @@ func bearerKey(e *core.RequestEvent) string {
 	return strings.TrimSpace(key)
 }
 
+// inMCPSession tells an MCP request within a session (its initialization
+// done): the key's rate limit is taken by its tool calls (mcpCaller), one
+// token each as the REST request each stands for, so that a refusal is a
+// tool error with the route's message; the session's own messages
+// (notifications, the stream, the listing of tools, its end) take none. A
+// request that starts a session takes one at the door, as a REST request.
+func inMCPSession(e *core.RequestEvent) bool {
+	return e.Request.URL.Path == Prefix+MCPPath && e.Request.Header.Get("Mcp-Session-Id") != ""
+}
+
 // mcpCaller answers an agent's tool call with a REST route's handler, as a
-// REST request of the same client is answered: the route's scope, body
-// limit, validation, client catalog and messages. The key, its rate limit
-// and the body's budget were taken by the MCP request itself.
-func mcpCaller(app core.App, routes []route) agents.Caller {
+// REST request of the same client is answered: the key's rate limit, the
+// route's scope, body limit, validation, client catalog and messages. The
+// key and the body's budget were taken by the MCP request itself.
+func mcpCaller(app core.App, routes []route, limiter *ratelimit.Limiter) agents.Caller {
 	byCall := map[string]route{}
 	for _, r := range routes {
 		if !r.Reviewer {
@@ -68,6 +79,11 @@ func mcpCaller(app core.App, routes []route) agents.Caller {
 		r, ok := byCall[c.Method+" "+c.Path]
 		if !ok { // note: the tools name only routes of the table
 			return answerOf(router.NewInternalServerError("", fmt.Errorf("no route %s %s", c.Method, c.Path)))
+		}
+		if client.RateLimit > 0 {
+			if d := limiter.Allow(client.ID, client.RateLimit); !d.Allowed {
+				return answerOf(rateLimited(app, d))
+			}
 		}
 		if !client.HasScope(r.Scope) {
 			return answerOf(apierror.Forbidden(r.Scope))

@@ -62,7 +62,7 @@ func Register(app core.App) {
 		Id: "enrichmentRoutes",
 		Func: func(se *core.ServeEvent) error {
 			routes := table()
-			mcp, err := agents.NewHandler(mcpCaller(se.App, routes), openapiJSON)
+			mcp, err := agents.NewHandler(mcpCaller(se.App, routes, limiter), openapiJSON)
 			if err != nil {
 				return fmt.Errorf("the MCP endpoint: %w", err)
 			}
