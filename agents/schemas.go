@@ -54,6 +54,10 @@ func toolSchemas(openapi []byte) ([]builtTool, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("infer the output schema of %s: %w", t.name, err)
 		}
+		if t.openItems != "" {
+			// note: inferred from a struct, an item refuses other members
+			in.Properties[t.openItems].Items.AdditionalProperties = nil
+		}
 		for _, s := range []struct {
 			schema *jsonschema.Schema
 			root   docRoot
@@ -168,7 +172,7 @@ func (d *openapiDoc) describe(s *jsonschema.Schema, n node, at string, mismatche
 			*to = new(int(v))
 		}
 	}
-	if v, ok := n["enum"].([]any); ok && s.Enum == nil {
+	if v, ok := n["enum"].([]any); ok && s.Enum == nil && enumFits(s, v) {
 		s.Enum = v
 	}
 	if s.Items != nil {
@@ -193,6 +197,29 @@ func (d *openapiDoc) describe(s *jsonschema.Schema, n node, at string, mismatche
 			*mismatches = append(*mismatches, at+"."+name+": only in the OpenAPI document")
 		}
 	}
+}
+
+// enumFits tells whether every value of a document's enum is of s's type: a
+// query parameter's enum spells a boolean also as "true" or "1", which a
+// tool's boolean argument does not take.
+func enumFits(s *jsonschema.Schema, values []any) bool {
+	for _, v := range values {
+		var fits bool
+		switch s.Type {
+		case "boolean":
+			_, fits = v.(bool)
+		case "string":
+			_, fits = v.(string)
+		case "integer", "number":
+			_, fits = v.(float64)
+		default:
+			fits = true
+		}
+		if !fits {
+			return false
+		}
+	}
+	return true
 }
 
 // schemaRef is the document's component schema name.

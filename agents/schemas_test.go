@@ -1,8 +1,12 @@
 package agents
 
 import (
+	"encoding/json"
 	"os"
+	"slices"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // TestSchemasAgreeWithOpenAPI: every property of every tool's input and
@@ -22,5 +26,50 @@ func TestSchemasAgreeWithOpenAPI(t *testing.T) {
 	}
 	if len(built) != len(tools) {
 		t.Fatalf("%d tools built of %d", len(built), len(tools))
+	}
+}
+
+// TestInputSchemasTakeWhatToolsTake: a client that checks its arguments
+// against a tool's input schema sends what the tool takes: a submission
+// item's unknown member (the route lists it in ignoredFields) passes, and
+// dryRun is a boolean only, as the tool reads it.
+func TestInputSchemasTakeWhatToolsTake(t *testing.T) {
+	doc, err := os.ReadFile("../routes/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, _, err := toolSchemas(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(built, func(b builtTool) bool { return b.name == ToolPropose })
+	raw, err := json.Marshal(built[i].spec.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args string
+		ok   bool
+	}{
+		{`{"dryRun":true,"items":[{"sku":"SKU-1","name":"Trail","gtin":"0123"}]}`, true},
+		{`{"dryRun":false,"items":[{"sku":"SKU-1","name":"Trail"}]}`, true},
+		{`{"dryRun":"true","items":[{"sku":"SKU-1","name":"Trail"}]}`, false},
+		{`{"dryRun":1,"items":[{"sku":"SKU-1","name":"Trail"}]}`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(c.args), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); (err == nil) != c.ok {
+			t.Errorf("propose's input schema on %s: %v, want valid %v", c.args, err, c.ok)
+		}
 	}
 }

@@ -33,6 +33,9 @@ type tool struct {
 	// member, when set, is the member of the result under which the route's
 	// answer goes: MCP results are objects, and some answers are arrays.
 	member string
+	// openItems, when set, names the array argument whose items may carry
+	// members they do not define: the route lists those in ignoredFields.
+	openItems string
 }
 
 // Tool names.
@@ -73,7 +76,8 @@ type (
 	}
 	proposeInput struct {
 		enrichment.SubmissionBody
-		DryRun bool `json:"dryRun,omitempty"`
+		// note: described here, as the route's query parameter also takes "1" and "TRUE"
+		DryRun bool `json:"dryRun,omitempty" jsonschema:"true: answer exactly what the batch would get, with every revisionId null, and store nothing; the externalSubmissionId is neither consulted nor recorded. false or absent: a real submission."`
 	}
 	templatesOutput struct {
 		Templates []enrichment.Template `json:"templates"`
@@ -108,13 +112,19 @@ var tools = []tool{{
 	inDoc:  merged(operationParameters("/products", "get"), schemaRef("SkuLookup")),
 	outDoc: schemaRef("ProductPage"),
 	call: func(args map[string]json.RawMessage, _ []byte) (Call, error) {
+		names := argumentNames[findProductsInput]()
+		for name := range args {
+			if !slices.Contains(names, name) {
+				return Call{}, unknownArgument(name, names)
+			}
+		}
 		skus, ok := args["skus"]
 		if !ok || string(skus) == "null" {
-			q, err := query(args, slices.DeleteFunc(argumentNames[findProductsInput](), func(n string) bool { return n == "skus" })...)
+			q, err := query(args, slices.DeleteFunc(names, func(n string) bool { return n == "skus" })...)
 			return Call{Method: http.MethodGet, Path: "/products", Query: q}, err
 		}
 		if len(args) > 1 {
-			return Call{}, badInput("Give either skus or query, not both: skus answers one page of up to 50 products.")
+			return Call{}, badInput("Give skus alone, without query, modifiedSince, page or pageSize: skus answers one page of up to 50 products.")
 		}
 		body, err := json.Marshal(map[string]json.RawMessage{"skus": skus})
 		return Call{Method: http.MethodPost, Path: "/products/skus", Body: body}, err
@@ -159,8 +169,9 @@ var tools = []tool{{
 	},
 	// note: the body is passed on as it came, without dryRun (read here only
 	// when the arguments mention dryRun)
-	body:   "dryRun",
-	member: "results",
+	body:      "dryRun",
+	member:    "results",
+	openItems: "items",
 }, {
 	name:  ToolGetFeedback,
 	title: "Get feedback",
@@ -210,10 +221,7 @@ func query(args map[string]json.RawMessage, names ...string) (url.Values, error)
 	q := url.Values{}
 	for name, raw := range args {
 		if !slices.Contains(names, name) {
-			if len(names) == 0 {
-				return nil, badInput("Unknown argument " + name + ": this tool takes none.")
-			}
-			return nil, badInput("Unknown argument " + name + ": this tool takes " + strings.Join(names, ", ") + ".")
+			return nil, unknownArgument(name, names)
 		}
 		v, ok := scalar(raw)
 		if !ok {
@@ -224,6 +232,15 @@ func query(args map[string]json.RawMessage, names ...string) (url.Values, error)
 		}
 	}
 	return q, nil
+}
+
+// unknownArgument refuses an argument a tool does not take, naming those it
+// takes.
+func unknownArgument(name string, takes []string) error {
+	if len(takes) == 0 {
+		return badInput("Unknown argument " + name + ": this tool takes none.")
+	}
+	return badInput("Unknown argument " + name + ": this tool takes " + strings.Join(takes, ", ") + ".")
 }
 
 // scalar is a JSON string's text or a number's literal ("" for null); ok is
