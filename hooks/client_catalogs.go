@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"encoding/json/v2"
+	"fmt"
+	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -57,10 +59,17 @@ func registerClientCatalogs(app core.App) {
 func resolveCatalog(app core.App, r *core.Record, stored enrichment.Selection) (enrichment.Selection, error) {
 	var sel enrichment.Selection
 	if raw := r.GetString("catalog"); raw != "" && raw != "null" {
-		if err := json.Unmarshal([]byte(raw), &sel, json.RejectUnknownMembers(true)); err != nil {
+		var given struct {
+			Templates  []idOrName `json:"templates"`
+			Brands     []idOrName `json:"brands"`
+			Categories []idOrName `json:"categories"`
+		}
+		if err := json.Unmarshal([]byte(raw), &given, json.RejectUnknownMembers(true)); err != nil {
 			msg := "The catalog must be an object of templates, brands and categories, each a list of names or ids."
 			return sel, apierror.Or(enrichment.Invalid("catalog", "validation_invalid_catalog", msg, msg))
 		}
+		sel = enrichment.Selection{Templates: asStrings(given.Templates), Brands: asStrings(given.Brands),
+			Categories: asStrings(given.Categories)}
 	}
 	resolved, err := store.New(app).Catalog().ResolveSelection(enrichment.Org(r.GetString("organization")), sel, stored)
 	if err != nil {
@@ -68,4 +77,34 @@ func resolveCatalog(app core.App, r *core.Record, stored enrichment.Selection) (
 	}
 	r.Set("catalog", resolved)
 	return resolved, nil
+}
+
+// idOrName is a selection's entry as given: a name, or an id as a string or
+// as the JSON integer the API shows it as.
+type idOrName string
+
+func (v *idOrName) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = idOrName(s)
+		return nil
+	}
+	var id int64
+	if err := json.Unmarshal(b, &id); err != nil {
+		return fmt.Errorf("want a name or an id, got %s", b)
+	}
+	*v = idOrName(strconv.FormatInt(id, 10))
+	return nil
+}
+
+// asStrings is the entries as the selection stores them.
+func asStrings(entries []idOrName) []string {
+	if entries == nil {
+		return nil
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = string(e)
+	}
+	return out
 }

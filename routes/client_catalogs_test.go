@@ -158,6 +158,8 @@ func TestClientCatalogRefused(t *testing.T) {
 		{`{"catalog":{"brands":["Nope"]}}`, `validation_unknown_brand`},
 		{`{"catalog":{"categories":["Boats"]}}`, `no product of this organization is in`},
 		{`{"catalog":{"template":["Shoes"]}}`, `validation_invalid_catalog`},
+		{`{"catalog":{"brands":[1.5]}}`, `validation_invalid_catalog`},
+		{`{"catalog":{"brands":[true]}}`, `validation_invalid_catalog`},
 	} {
 		r := requestAuth(h, http.MethodPatch, fmt.Sprintf("/api/collections/api_clients/records/%d", id), su, c.body)
 		if r.Code != 400 || !strings.Contains(r.Body.String(), c.want) {
@@ -167,6 +169,12 @@ func TestClientCatalogRefused(t *testing.T) {
 	r := requestAuth(h, http.MethodPatch, fmt.Sprintf("/api/collections/api_clients/records/%d", id), su, `{"catalog":{"templates":["Shoes"],"brands":["Acme"]}}`)
 	if r.Code != 200 || !strings.Contains(r.Body.String(), fmt.Sprintf(`"templates":["%s"]`, lookupID(t, app, "attribute_templates", "name", "Shoes", f.A.Org))) {
 		t.Errorf("a selection by names is stored by id: %d %s", r.Code, r.Body)
+	}
+	// an id as the API shows it, a JSON integer, is taken as its string
+	shoes := lookupID(t, app, "attribute_templates", "name", "Shoes", f.A.Org)
+	r = requestAuth(h, http.MethodPatch, fmt.Sprintf("/api/collections/api_clients/records/%d", id), su, `{"catalog":{"templates":[`+shoes+`]}}`)
+	if r.Code != 200 || !strings.Contains(r.Body.String(), fmt.Sprintf(`"templates":["%s"]`, shoes)) {
+		t.Errorf("a selection by integer id: %d %s", r.Code, r.Body)
 	}
 	if _, err := store.New(app).Accounts().SelectCatalog(id, enrichment.Selection{Templates: []string{"Drills"}}); err == nil ||
 		!strings.Contains(err.Error(), `"Drills"`) {
