@@ -94,10 +94,12 @@ func (m *Metrics) serveMain(e *core.RequestEvent) error {
 	m.mu.Lock()
 	token := m.config.Token
 	m.mu.Unlock()
-	bearer, _ := strings.CutPrefix(e.Request.Header.Get("Authorization"), "Bearer ")
+	// note: the scheme in any letter case (RFC 9110), and required: a bare
+	// token is a superuser's PocketBase token or nothing
+	scheme, bearer, ok := strings.Cut(e.Request.Header.Get("Authorization"), " ")
 	switch {
 	case e.HasSuperuserAuth():
-	case token != "" && subtle.ConstantTimeCompare([]byte(bearer), []byte(token)) == 1:
+	case token != "" && ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(bearer), []byte(token)) == 1:
 	case token != "":
 		return e.UnauthorizedError("A superuser's token or the metrics token is required.", nil)
 	default:

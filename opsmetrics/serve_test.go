@@ -31,6 +31,8 @@ func TestMetricsAccess(t *testing.T) {
 		{"token set, a wrong bearer", opsmetrics.Config{Token: token}, func(*world) string { return "Bearer " + token + "x" }, 401},
 		{"token set, an API key", opsmetrics.Config{Token: token}, func(w *world) string { return w.f.A.Keys["both"] }, 401},
 		{"token set, the bearer", opsmetrics.Config{Token: token}, func(*world) string { return "Bearer " + token }, 200},
+		{"token set, the bearer in lower case", opsmetrics.Config{Token: token}, func(*world) string { return "bearer " + token }, 200},
+		{"token set, the token without its scheme", opsmetrics.Config{Token: token}, func(*world) string { return token }, 401},
 		{"token set, a superuser", opsmetrics.Config{Token: token}, func(w *world) string { return fixture.SuperuserToken(w.t, w.app) }, 200},
 	} {
 		t.Run(c.name, func(t *testing.T) {
