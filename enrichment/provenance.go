@@ -59,6 +59,26 @@ func InvalidSource(i int, why string) Issue {
 		Message: "The source was left out: " + why}
 }
 
+// DropUnsupportedSources drops, once the checks ran, each source whose
+// field a check dropped (an error, or a value unchanged), with warning
+// invalid_source at its place: a source supports a field the item still
+// proposes.
+func DropUnsupportedSources(p *Proposal) {
+	kept, places := p.Sources[:0], p.SourcePlaces[:0:0]
+	for k, s := range p.Sources {
+		place := k
+		if p.SourcePlaces != nil {
+			place = p.SourcePlaces[k]
+		}
+		if !sourceField(s.Field, p.Fields) {
+			p.Issues = append(p.Issues, InvalidSource(place, "Its field is no longer proposed: a check left it out."))
+			continue
+		}
+		kept, places = append(kept, s), append(places, place)
+	}
+	p.Sources, p.SourcePlaces = kept, places
+}
+
 // sourceField reports whether field names a field of fields, or one of its
 // attributes as attributes.NAME.
 func sourceField(field string, fields Fields) bool {

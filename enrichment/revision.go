@@ -78,7 +78,10 @@ type Proposal struct {
 	AttributePlaces []int
 	Model           *Model   // nil: none
 	Sources         []Source // the valid ones
-	Issues          []Issue
+	// SourcePlaces holds, for each of Sources, its index in the submitted
+	// list (nil: the same index).
+	SourcePlaces []int
+	Issues       []Issue
 }
 
 // attributePlace is the submitted index of the i-th proposed attribute.

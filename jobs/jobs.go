@@ -21,8 +21,14 @@ func Register(app core.App) {
 	app.Cron().MustAdd(ExpireProposalsJob, "*/10 * * * *", func() { ExpireProposals(app) })
 	app.Cron().MustAdd("enrichmentPurgeChanges", "43 3 * * *", func() { PurgeChanges(app) })
 	app.Cron().MustAdd("enrichmentIdempotencyPurge", "17 3 * * *", func() { PurgeIdempotencyKeys(app) })
-	// note: hourly, so each day's row is at most an hour older than its end
+	// note: hourly, so each day's row is at most an hour older than its end,
+	// and as the server starts, so a day on which it ran for less than an
+	// hour still has its row
 	app.Cron().MustAdd(CompletenessJob, "53 * * * *", func() { RecordCompleteness(app) })
+	app.OnServe().BindFunc(func(e *core.ServeEvent) error {
+		RecordCompleteness(e.App)
+		return e.Next()
+	})
 }
 
 // CompletenessJob is the cron id of the job that keeps the organizations'

@@ -279,3 +279,34 @@ func mustID(t testing.TB, id string) int64 {
 	}
 	return n
 }
+
+// TestSourcesOfDroppedFields: a source of a field that a check leaves out
+// (an invalid slug, a name that is the product's already) is dropped with
+// its own invalid_source warning, at its place; the others stay, and a
+// dry run answers the same.
+func TestSourcesOfDroppedFields(t *testing.T) {
+	f, _, h := served(t)
+	key := f.A.Keys["both"]
+	body := `{"sku":"SKU-M-RED","name":"Trail Red 42","slug":"Bad Slug","description":"Laced for the trail.","sources":[
+		{"field":"slug","url":"https://maker.example/s"},
+		{"field":"description","url":"https://maker.example/d"},
+		{"field":"name","url":"https://maker.example/n"}]}`
+	want := "slug:invalid_slug:error name:unchanged:warning sources.0:invalid_source:warning sources.2:invalid_source:warning"
+	for _, u := range []string{submitURL + "?dryRun=true", submitURL} {
+		res := request(h, http.MethodPost, u, key, `{"items":[`+body+`]}`)
+		if res.Code != 200 {
+			t.Fatalf("%s: %d %s", u, res.Code, res.Body)
+		}
+		r := decode[[]enrichment.SubmissionResult](t, res.Body.Bytes())[0]
+		if r.Status != "CREATED" || issueList(r.Issues) != want {
+			t.Errorf("%s: %s %s, want the issues %s", u, r.Status, issueList(r.Issues), want)
+		}
+	}
+	type item struct {
+		Sources []enrichment.Source `json:"sources"`
+	}
+	list := decode[enrichment.Page[item]](t, request(h, http.MethodGet, revisionsURL, key, "").Body.Bytes()).Items
+	if len(list) != 1 || len(list[0].Sources) != 1 || list[0].Sources[0].Field != "description" {
+		t.Errorf("stored sources: %+v", list)
+	}
+}

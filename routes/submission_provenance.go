@@ -140,6 +140,6 @@ func keepSources(p *enrichment.Proposal, sources []sourceRead) {
 			p.Issues = append(p.Issues, enrichment.InvalidSource(i, fault))
 			continue
 		}
-		p.Sources = append(p.Sources, r.source)
+		p.Sources, p.SourcePlaces = append(p.Sources, r.source), append(p.SourcePlaces, i)
 	}
 }

@@ -67,7 +67,9 @@ func (s *Proposals) checkProposals(org enrichment.Org, proposals []enrichment.Pr
 		p.Issues = slices.Concat(p.Issues[:n], checked, p.Issues[n:])
 	}
 	for i := range proposals {
-		if p := &proposals[i]; len(p.Issues) > enrichment.MaxIssuesPerItem {
+		p := &proposals[i]
+		enrichment.DropUnsupportedSources(p)
+		if len(p.Issues) > enrichment.MaxIssuesPerItem {
 			p.Issues = p.Issues[:enrichment.MaxIssuesPerItem]
 		}
 	}
