@@ -33,7 +33,12 @@ type SubmittedAttribute struct {
 	Option    *SubmittedOptionID `json:"option,omitempty"`
 }
 
-// SubmittedOptionID names a template option by id.
+// SubmittedOptionID names a template option by id; the other members, as
+// the export shows an option, may come back with it and are ignored.
 type SubmittedOptionID struct {
-	OptionID int64 `json:"optionId"`
+	OptionID      int64   `json:"optionId"`
+	Unit          *string `json:"unit,omitempty"`
+	Priority      *int    `json:"priority,omitempty"`
+	DataType      *string `json:"dataType,omitempty"`
+	ShowOnWebsite *bool   `json:"showOnWebsite,omitempty"`
 }

@@ -55,6 +55,8 @@ func TestUndefinedMembersRefused(t *testing.T) {
 		{"submission, top level", submissions, submitKey, "", `{"Items":[{"sku":"SKU-1","name":"Refused"}]}`, "Items"},
 		{"submission, model", submissions, submitKey, "", `{"model":{"name":"writer","version":"1","Version":"2"},"items":[{"sku":"SKU-1","name":"Refused"}]}`, "model.Version"},
 		{"submission, item model", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","model":{"name":"w","version":"1","temperature":0}}]}`, "items.0.model.temperature"},
+		{"submission, attribute", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","attributes":[{"attribute":"Color","detail":"Teal","Detail":"x"}]}]}`, "items.0.attributes.0.Detail"},
+		{"submission, option", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","attributes":[{"attribute":"Color","detail":"Teal","option":{"optionId":1,"weight":2}}]}]}`, "items.0.attributes.0.option.weight"},
 		{"submission, source", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","sources":[{"field":"name","url":"https://maker.example/","Quote":"x"}]}]}`, "items.0.sources.0.Quote"},
 	}
 	deletions := []struct{ what, url, key, token, body, member string }{
@@ -95,6 +97,13 @@ func TestUndefinedMembersRefused(t *testing.T) {
 	}
 	if n := count("revisions"); n != revisions {
 		t.Errorf("%d revisions, was %d: a refused submission stored one", n, revisions)
+	}
+
+	// an attribute sent back as the export shows it, its option's members included, is taken
+	echo := `{"items":[{"sku":"SKU-1","name":"Kept","attributes":[{"attribute":"Color","detail":"Teal",
+		"option":{"optionId":1,"unit":null,"priority":1,"dataType":"STRING","showOnWebsite":true}}]}]}`
+	if res := request(h, http.MethodPost, submissions+"?dryRun=true", submitKey, echo); res.Code != 200 || !strings.Contains(res.Body.String(), `"CREATED"`) {
+		t.Errorf("an attribute as the export shows it: %d %s", res.Code, res.Body)
 	}
 
 	// an item's unknown field is still ignored, not refused

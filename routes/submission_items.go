@@ -2,6 +2,7 @@ package routes
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"math"
@@ -181,13 +182,14 @@ func parseAttribute(path func() string, dec *jsontext.Decoder, errs itemErrors) 
 	hasName, hasDetail := false, false
 	for dec.PeekKind() != '}' {
 		tok, _ := dec.ReadToken()
-		switch tok.String() {
+		switch name := tok.String(); name {
 		case "attribute":
 			a.Attribute, _, hasName = readString(dec)
 		case "detail":
 			a.Detail, _, hasDetail = readString(dec)
 		case "option":
-			switch id, fault := readOption(dec); fault {
+			id, fault, unknown := readOption(dec)
+			switch fault {
 			case "":
 				a.OptionID = id
 			case "type":
@@ -197,8 +199,16 @@ func parseAttribute(path func() string, dec *jsontext.Decoder, errs itemErrors) 
 				errs.add(path()+".option.optionId", "validation_invalid_id", "must be a positive integer")
 				ok = false
 			}
+			if unknown != "" {
+				errs.add(path()+".option."+unknown, unknownMemberCode, unknownMemberError().Message())
+				ok = false
+			}
 		default:
+			// note: an attribute is strict, as a source is; only an item's
+			// own unknown fields are listed in ignoredFields
 			_ = dec.SkipValue()
+			errs.add(path()+"."+name, unknownMemberCode, unknownMemberError().Message())
+			ok = false
 		}
 	}
 	_, _ = dec.ReadToken()
@@ -206,24 +216,32 @@ func parseAttribute(path func() string, dec *jsontext.Decoder, errs itemErrors) 
 	return a, storable, ok
 }
 
-// readOption reads an attribute's option, null or {"optionId": N}: the
-// option id (0 for none), or the fault: "type" for a value of the wrong
-// type, "id" for an id that is not a positive integer.
-func readOption(dec *jsontext.Decoder) (id int64, fault string) {
+// readOption reads an attribute's option, null or {"optionId": N} with,
+// as the export shows an option and so as a vendor may send it back, unit,
+// priority, dataType and showOnWebsite (ignored): the option id (0 for
+// none), or the fault: "type" for a value of the wrong type, "id" for an
+// id that is not a positive integer; unknown names its first other member.
+func readOption(dec *jsontext.Decoder) (id int64, fault, unknown string) {
 	switch dec.PeekKind() {
 	case 'n':
 		_ = dec.SkipValue()
-		return 0, ""
+		return 0, "", ""
 	case '{':
 	default:
 		_ = dec.SkipValue()
-		return 0, "type"
+		return 0, "type", ""
 	}
 	_, _ = dec.ReadToken()
 	for dec.PeekKind() != '}' {
 		tok, _ := dec.ReadToken()
-		if tok.String() != "optionId" {
+		switch name := tok.String(); name {
+		case "optionId":
+		case "unit", "priority", "dataType", "showOnWebsite":
 			_ = dec.SkipValue()
+			continue
+		default:
+			_ = dec.SkipValue()
+			unknown = cmp.Or(unknown, name)
 			continue
 		}
 		switch dec.PeekKind() {
@@ -243,9 +261,9 @@ func readOption(dec *jsontext.Decoder) (id int64, fault string) {
 	}
 	_, _ = dec.ReadToken()
 	if fault != "" {
-		return 0, fault
+		return 0, fault, unknown
 	}
-	return id, ""
+	return id, "", unknown
 }
 
 func parseFiles(path func() string, dec *jsontext.Decoder, p *enrichment.Proposal, errs itemErrors) {
