@@ -57,6 +57,9 @@ func (r decisionsRequest) validateFilter(errs validation.Errors) {
 	if len(r.Decisions) > 0 {
 		errs["decisions"] = validation.NewError("validation_not_both", "must not be given with filter")
 	}
+	if r.StopOnFailure {
+		errs["stopOnFailure"] = validation.NewError("validation_list_only", "applies to a list of decisions, not to a filter")
+	}
 	if r.Status != enrichment.StatusRejected {
 		errs["status"] = validation.NewError("validation_in_invalid", "must be rejected: a filter rejects what it selects")
 	}

@@ -133,6 +133,12 @@ func (r decisionsRequest) validate() error {
 	case n > enrichment.MaxPlanRevisions:
 		errs["decisions"] = validation.NewError("validation_too_many", fmt.Sprintf("must name at most %d revisions", enrichment.MaxPlanRevisions))
 	}
+	// note: defined for the filter form only; here each decision carries its own
+	for name, given := range map[string]bool{"status": r.Status != "", "reason": r.Reason != nil, "comment": r.Comment != nil} {
+		if given {
+			errs[name] = validation.NewError("validation_filter_only", "is given only with filter; each decision of the list carries its own")
+		}
+	}
 	seen := map[string]bool{}
 	for i, d := range r.Decisions {
 		at := fmt.Sprintf("decisions.%d.", i)
