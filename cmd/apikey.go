@@ -51,13 +51,16 @@ func apikeyCreate(app core.App) *cobra.Command {
 			}
 			id, err := store.New(app).Accounts().CreateClient(orgID, store.NewClient{
 				Name: strings.TrimSpace(name), Scopes: granted, KeyHash: key.Hash, KeyPrefix: key.Shown,
-				RateLimit: rateLimit, Catalog: sel,
+				RateLimit: rateLimit, Catalog: trimmedSelection(sel),
 			})
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return printJSON(c.OutOrStdout(), map[string]any{"id": id, "key": key.Raw})
+				return printJSON(c.OutOrStdout(), struct {
+					ID  int64  `json:"id"`
+					Key string `json:"key"`
+				}{id, key.Raw})
 			}
 			fmt.Fprintln(c.OutOrStdout(), key.Raw)
 			fmt.Fprintf(c.ErrOrStderr(), "API key %d for organization %s, scopes %s. It is shown only now: store it safely.\n",
@@ -104,7 +107,7 @@ func apikeySelect(app core.App) *cobra.Command {
 			if err := migrated(app); err != nil {
 				return err
 			}
-			got, err := store.New(app).Accounts().SelectCatalog(id, sel)
+			got, err := store.New(app).Accounts().SelectCatalog(id, trimmedSelection(sel))
 			if errors.Is(err, enrichment.ErrNotFound) {
 				return fmt.Errorf("no API key with id %d", id)
 			}
@@ -112,7 +115,10 @@ func apikeySelect(app core.App) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return printJSON(c.OutOrStdout(), map[string]any{"id": id, "catalog": got})
+				return printJSON(c.OutOrStdout(), struct {
+					ID      int64                `json:"id"`
+					Catalog enrichment.Selection `json:"catalog"`
+				}{id, got})
 			}
 			if got.Whole() {
 				fmt.Fprintf(c.OutOrStdout(), "API key %d sees the whole catalog.\n", id)
@@ -127,6 +133,22 @@ func apikeySelect(app core.App) *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"id":...,"catalog":{"templates":[...],"brands":[...],"categories":[...]}}`)
 	catalogFlags(c, &sel)
 	return c
+}
+
+// trimmedSelection is sel with each entry trimmed: "--templates 'Shoes,
+// Shirts'" names Shirts.
+func trimmedSelection(sel enrichment.Selection) enrichment.Selection {
+	trim := func(l []string) []string {
+		if l == nil {
+			return nil
+		}
+		out := make([]string, len(l))
+		for i, s := range l {
+			out[i] = strings.TrimSpace(s)
+		}
+		return out
+	}
+	return enrichment.Selection{Templates: trim(sel.Templates), Brands: trim(sel.Brands), Categories: trim(sel.Categories)}
 }
 
 // listOrAny renders a selection's list, "any" when it is empty.

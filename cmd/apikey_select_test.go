@@ -17,7 +17,7 @@ func TestAPIKeyCatalog(t *testing.T) {
 	app := f.NewApp(t)
 	t.Cleanup(app.Cleanup)
 	org := string(f.A.Org)
-	id, _ := keyViaCLI(t, app, "--org", org, "--templates", "Shoes", "--categories", "Running,Shoes")
+	id, _ := keyViaCLI(t, app, "--org", org, "--templates", "Shoes", "--categories", "Running, Shoes")
 	stored := func() string {
 		t.Helper()
 		return apiClientRecord(t, app, id).GetString("catalog")
@@ -31,7 +31,10 @@ func TestAPIKeyCatalog(t *testing.T) {
 		t.Errorf("created with %s, want %s", stored(), want)
 	}
 
-	r := mustRunCmd(t, apikeyCommand, app, "select", "--client", fmt.Sprint(id), "--brands", "Acme", "--json")
+	r := mustRunCmd(t, apikeyCommand, app, "select", "--client", fmt.Sprint(id), "--brands", " Acme", "--json")
+	if !strings.HasPrefix(r.stdout, `{"id":`) {
+		t.Errorf("select --json printed %q, want the id first", r.stdout)
+	}
 	var got struct {
 		ID      int64 `json:"id"`
 		Catalog struct {

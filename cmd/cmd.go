@@ -63,7 +63,7 @@ func existingOrg(app core.App, raw string) (enrichment.Org, error) {
 
 // printJSON writes v as one line of JSON.
 func printJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(v, json.Deterministic(true)) // note: a map's members in one order, run after run
 	if err != nil {
 		return err
 	}
