@@ -76,13 +76,15 @@ func refreshProductGaps(app core.App, org enrichment.Org, r *core.Record) error 
 	var g struct {
 		Completeness int    `db:"completeness"`
 		Gaps         string `db:"gaps"`
+		GapRank      string `db:"gapRank"`
 	}
-	if err := app.DB().Select("completeness", "gaps").From(schema.Products).
+	if err := app.DB().Select("completeness", "gaps", "gapRank").From(schema.Products).
 		Where(dbx.HashExp{"id": r.Id}).One(&g); err != nil {
 		return fmt.Errorf("read the gaps of product %s: %w", r.Id, err)
 	}
 	r.Set("completeness", g.Completeness)
 	r.Set("gaps", types.JSONRaw(g.Gaps))
+	r.Set("gapRank", g.GapRank)
 	return nil
 }
 

@@ -156,7 +156,8 @@ func TestGapsFollowTheirProducts(t *testing.T) {
 		lookupID(t, app, "attribute_options", "attribute", "Color", f.A.Org))
 	if r := requestAuth(h, http.MethodPatch, patch, su, `{"attributes":`+attrs+`}`); r.Code != 200 {
 		t.Fatalf("save SKU-1: %d %s", r.Code, r.Body)
-	} else if !strings.Contains(r.Body.String(), `"completeness":100`) || !strings.Contains(r.Body.String(), `"gaps":[]`) {
+	} else if !strings.Contains(r.Body.String(), `"completeness":100`) || !strings.Contains(r.Body.String(), `"gaps":[]`) ||
+		!strings.Contains(r.Body.String(), `"gapRank":""`) {
 		t.Errorf("the saved record answers with its old completeness: %.300s", r.Body)
 	}
 	if p := gaps("template=Shoes"); slices.Contains(p.skus(), "SKU-1") || p.TotalElements != 3 {
