@@ -13,14 +13,7 @@ import (
 // output, as inferred from the Go types, is described by the OpenAPI
 // document, and the document has none that the types lack.
 func TestSchemasAgreeWithOpenAPI(t *testing.T) {
-	doc, err := os.ReadFile("../routes/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	built, mismatches, err := toolSchemas(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	built, mismatches := builtTools(t)
 	for _, m := range mismatches {
 		t.Error(m)
 	}
@@ -34,14 +27,7 @@ func TestSchemasAgreeWithOpenAPI(t *testing.T) {
 // item's unknown member (the route lists it in ignoredFields) passes, and
 // dryRun is a boolean only, as the tool reads it.
 func TestInputSchemasTakeWhatToolsTake(t *testing.T) {
-	doc, err := os.ReadFile("../routes/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	built, _, err := toolSchemas(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	built, _ := builtTools(t)
 	i := slices.IndexFunc(built, func(b builtTool) bool { return b.name == ToolPropose })
 	raw, err := json.Marshal(built[i].spec.InputSchema)
 	if err != nil {
@@ -72,4 +58,19 @@ func TestInputSchemasTakeWhatToolsTake(t *testing.T) {
 			t.Errorf("propose's input schema on %s: %v, want valid %v", c.args, err, c.ok)
 		}
 	}
+}
+
+// builtTools are the tools as the server builds them from the repository's
+// OpenAPI document, with the mismatches found.
+func builtTools(t *testing.T) ([]builtTool, []string) {
+	t.Helper()
+	doc, err := os.ReadFile("../routes/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, mismatches, err := toolSchemas(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return built, mismatches
 }
