@@ -136,3 +136,43 @@ func TestExportShopifyOfAnyCatalog(t *testing.T) {
 		t.Errorf("families or titles lost: %+v\n%+v", run, red)
 	}
 }
+
+// TestReimportOfDashboardProduct: a product saved through the records API
+// without its JSON fields (stored NULL) is exported and imported back
+// like any other: unchanged, its values kept.
+func TestReimportOfDashboardProduct(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Shop")
+	products, err := app.FindCollectionByNameOrId("products")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := core.NewRecord(products)
+	rec.Load(map[string]any{"organization": string(org), "sku": "HAND-1", "name": "Made by hand", "active": true})
+	if err := app.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	var nulls int
+	if err := app.DB().NewQuery("SELECT COUNT(*) FROM products WHERE attributes IS NULL AND images IS NULL").Row(&nulls); err != nil || nulls != 1 {
+		t.Fatalf("%d products with NULL JSON fields, want the one saved (%v)", nulls, err)
+	}
+	for _, format := range []string{FormatJSON, FormatShopifyCSV} {
+		opts := Options{}
+		if format == FormatShopifyCSV {
+			opts.Format = FormatShopifyCSV
+		}
+		res := mustImport(t, app, org, string(export(t, app, org, format)), opts)
+		if res.Created != 0 || res.Updated+res.Unchanged != 1 {
+			t.Errorf("%s: re-import of the export: %+v", format, res)
+		}
+	}
+	got := byExternalID(t, app, org)
+	if len(got) != 1 {
+		t.Fatalf("%d products after the re-imports", len(got))
+	}
+	for _, p := range got {
+		if p.SKU != "HAND-1" || p.Name != "Made by hand" {
+			t.Errorf("after the re-imports: %+v", p)
+		}
+	}
+}

@@ -237,9 +237,12 @@ func (s *tables) ImportStoredRows(org enrichment.Org, ids []int64) (map[int64]Im
 	out := make(map[int64]ImportProductRow, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		var rows []storedProductRow
+		// note: a product saved through the records API without a JSON
+		// field holds NULL there, read as none
 		err := s.db().Select("id", "sku", "externalId", "gtin", "name", "slug", "description", "active",
-			"attributeTemplate", "brand", "variantMaster", "attributes", "categories", "images", "files",
-			"variantAttributes", "shopify", "importHash").From("products").
+			"attributeTemplate", "brand", "variantMaster", "COALESCE([[attributes]], '') AS [[attributes]]",
+			"COALESCE([[categories]], '') AS [[categories]]", "COALESCE([[images]], '') AS [[images]]",
+			"COALESCE([[files]], '') AS [[files]]", "variantAttributes", "shopify", "importHash").From("products").
 			Where(sqlparts.ByIDsOf(org)).AndWhere(sqlparts.In("id", sqlparts.FormatIDs(ids[start:min(start+500, len(ids))]))).All(&rows)
 		if err != nil {
 			return nil, fmt.Errorf("read products of organization %s: %w", org, err)
