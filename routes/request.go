@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json/v2"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/timeparam"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/apis"
@@ -106,6 +108,8 @@ func readPaging(values url.Values, errs validation.Errors) (page, pageSize int) 
 		errs["page"] = err
 	} else if page < 0 {
 		errs["page"] = validation.NewError("validation_min_greater_equal_than_required", "must be 0 or more")
+	} else if page > enrichment.MaxID {
+		errs["page"] = validation.NewError("validation_max_less_equal_than_required", fmt.Sprintf("must be at most %d", enrichment.MaxID))
 	}
 	if pageSize, err = queryInt(values, "pageSize", defaultPageSize); err != nil {
 		errs["pageSize"] = err
@@ -120,6 +124,9 @@ func queryInt(q url.Values, name string, def int) (int, error) {
 		return def, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(raw))
+	if errors.Is(err, strconv.ErrRange) {
+		return n, nil // note: a whole number past int's range, as its bound: each caller checks its own range
+	}
 	if err != nil {
 		return 0, validation.NewError("validation_not_integer", "must be a whole number")
 	}
