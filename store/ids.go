@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 
+	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
 )
@@ -24,6 +25,11 @@ func NextIDs(db dbx.Builder, collection string, n int) (int64, error) {
 		Row(&last)
 	if err != nil {
 		return 0, fmt.Errorf("reserve %d ids of %s: %w", n, collection, err)
+	}
+	if last > enrichment.MaxID {
+		// note: the caller's transaction rolls the reservation back
+		return 0, fmt.Errorf("reserve %d ids of %s: the ids are used up (the API's ids end at %d, and %d have been given; an id set by hand near the end takes the rest)",
+			n, collection, int64(enrichment.MaxID), last-int64(n))
 	}
 	return last - int64(n) + 1, nil
 }
