@@ -2,9 +2,9 @@ package routes
 
 import (
 	"bytes"
+	"encoding/json/jsontext"
 	"encoding/json/v2"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/timeparam"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/apis"
@@ -68,6 +67,12 @@ func decodeJSON(e *core.RequestEvent, body []byte, dst any) error {
 				path: validation.NewError("validation_invalid_type", "Has the wrong type."),
 			})
 		}
+		switch {
+		case errors.Is(err, jsontext.ErrDuplicateName):
+			return e.BadRequestError("The request body names a member twice.", nil)
+		case errors.As(err, &semantic):
+			return e.BadRequestError("The request body must be a JSON object.", nil)
+		}
 		return e.BadRequestError("The request body is not valid JSON.", nil)
 	}
 	return nil
@@ -108,8 +113,6 @@ func readPaging(values url.Values, errs validation.Errors) (page, pageSize int) 
 		errs["page"] = err
 	} else if page < 0 {
 		errs["page"] = validation.NewError("validation_min_greater_equal_than_required", "must be 0 or more")
-	} else if page > enrichment.MaxID {
-		errs["page"] = validation.NewError("validation_max_less_equal_than_required", fmt.Sprintf("must be at most %d", enrichment.MaxID))
 	}
 	if pageSize, err = queryInt(values, "pageSize", defaultPageSize); err != nil {
 		errs["pageSize"] = err

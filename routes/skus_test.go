@@ -63,6 +63,7 @@ func TestLookupBySKU(t *testing.T) {
 		post("not JSON", `skus=SKU-1`, 400, "not valid JSON"),
 		post("truncated JSON", `{"skus":["SKU-1"`, 400, "not valid JSON"),
 		post("empty body", ``, 400, "must be a JSON object"),
-		post("a JSON array", `["SKU-1"]`, 400, `"status":400`),
+		post("a JSON array", `["SKU-1"]`, 400, "must be a JSON object"),
+		post("a member twice", `{"skus":["SKU-1"],"skus":["SKU-2"]}`, 400, "names a member twice"),
 	})
 }
