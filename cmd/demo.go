@@ -41,6 +41,11 @@ func demoCommand(app core.App) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
+			// note: before anything is changed (this run's key revokes the last
+			// one's) or printed: a taken address is the commonest failure
+			if err := addressFree(addr); err != nil {
+				return err
+			}
 			if err := migrated(app); err != nil {
 				return err
 			}
@@ -70,6 +75,15 @@ func demoCommand(app core.App) *cobra.Command {
 	}
 	c.Flags().StringVar(&addr, "http", "127.0.0.1:8090", "the address to serve on")
 	return c
+}
+
+// addressFree tells whether the demo can listen on addr.
+func addressFree(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot serve on %s: %w (is another server there? --http chooses another address)", addr, err)
+	}
+	return ln.Close()
 }
 
 // demoCatalog returns the demo organization and its active product count,

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"maps"
+	"net"
 	"strings"
 	"testing"
 
@@ -72,4 +73,23 @@ func demoState(t *testing.T, app core.App) map[string]demoProductState {
 		out[r.GetString("sku")] = demoProductState{r.GetString("name"), r.GetString("images"), r.GetString("updated")}
 	}
 	return out
+}
+
+// TestDemoOnATakenAddress: with its address taken, the demo says so before
+// it prints a key or changes anything (the last run's key is not revoked).
+func TestDemoOnATakenAddress(t *testing.T) {
+	app := fixture.Empty(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	r := runCmd(demoCommand, app, "--http", taken.Addr().String())
+	wantCmdErr(t, r, "cannot serve on "+taken.Addr().String())
+	if r.stdout != "" {
+		t.Errorf("printed before failing: %q", r.stdout)
+	}
+	if n, err := app.CountRecords("organizations"); err != nil || n != 0 {
+		t.Errorf("%d organizations after the refusal (%v), want none made", n, err)
+	}
 }
