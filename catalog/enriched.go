@@ -14,7 +14,9 @@ import (
 //   - the file carries the value the product had before the acceptance: the
 //     feed has not caught up, the product keeps the accepted value;
 //   - the file carries the accepted value: the feed caught up, nothing is
-//     overwritten, and the value need not be remembered any longer;
+//     overwritten; the value is still the revision's and still remembered,
+//     so that a later file that carries the earlier value again does not
+//     take it back unseen (nor leave the revision's field saying applied);
 //   - the file carries anything else (or --overwrite-enriched): the file
 //     wins, and the revision's field shows overwritten.
 //
@@ -38,9 +40,9 @@ func (im *importer) keepAccepted(q *decoded, current ImportProductRow, values []
 	for _, v := range values {
 		now, file := im.valuesOf(v, q, current, currentAttrs)
 		switch {
-		case now == nil || *now != v.Applied, file != nil && *file == v.Applied:
-			// no longer the revision's, or the feed caught up
+		case now == nil || *now != v.Applied: // no longer the revision's
 			im.accepted.forget = append(im.accepted.forget, v)
+		case file != nil && *file == v.Applied: // the feed caught up: nothing to do
 		case !im.opts.OverwriteEnriched && sameValue(file, v.Before):
 			kept = true
 			switch v.Field {

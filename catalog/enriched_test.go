@@ -101,6 +101,21 @@ func ptr[T any](v T) *T { return &v }
 
 func attrs(a ...enrichment.StoredAttribute) *[]enrichment.StoredAttribute { return &a }
 
+// caughtUp imports the feed of the "Nightly" organization with P-1's
+// accepted name: the feed catches up.
+func caughtUp(t *testing.T, app core.App) {
+	t.Helper()
+	org, err := app.FindFirstRecordByData("organizations", "name", "Nightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := feedProduct()
+	p.Name = "Runner Pro"
+	if res := mustImport(t, app, enrichment.Org(org.Id), feed(t, p), Options{}); res.Unchanged != 1 {
+		t.Fatalf("the feed that caught up: %+v", res)
+	}
+}
+
 func TestImportRespectsAcceptedValues(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -129,12 +144,29 @@ func TestImportRespectsAcceptedValues(t *testing.T) {
 			outcomes:  []string{"name:overwritten description:applied"}, remembers: 1,
 		},
 		{
-			name:      "a feed that caught up overwrites nothing and is not remembered",
+			name:      "a feed that caught up overwrites nothing, and the value is still the revision's",
 			proposals: []enrichment.Fields{{Name: ptr("Runner Pro")}},
 			file:      func(p *Product) { p.Name = "Runner Pro" },
 			want:      wantField("name", "Runner Pro"),
 			result:    Result{Unchanged: 1},
-			outcomes:  []string{"name:applied"},
+			outcomes:  []string{"name:applied"}, remembers: 1,
+		},
+		{
+			name:      "a feed that caught up, then went stale again, keeps the accepted name",
+			proposals: []enrichment.Fields{{Name: ptr("Runner Pro")}},
+			between:   caughtUp,
+			want:      wantField("name", "Runner Pro"),
+			result:    Result{Unchanged: 1, KeptEnriched: 1},
+			outcomes:  []string{"name:applied"}, remembers: 1,
+		},
+		{
+			name:      "a feed that caught up, then changed, wins and overwrites",
+			proposals: []enrichment.Fields{{Name: ptr("Runner Pro")}},
+			between:   caughtUp,
+			file:      func(p *Product) { p.Name = "Runner 2" },
+			want:      wantField("name", "Runner 2"),
+			result:    Result{Updated: 1},
+			outcomes:  []string{"name:overwritten"},
 		},
 		{
 			name: "attributes are kept one by one",
