@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,24 @@ func TestRealtimeFollowsServiceWrites(t *testing.T) {
 	}
 	for who, events := range map[string]<-chan realtimeEvent{"A's reviewer": reviewerA, "the superuser": superuser} {
 		expectEvents(t, who, events, "update "+id(first[1])+" expired")
+	}
+
+	// a revision superseded right after it was stored (both announced in one
+	// window) still gets its update after its create
+	one := submitted(t, h, key, submitURL, `{"sku":"SKU-M-RED","name":"Quick one"}`)
+	two := submitted(t, h, key, submitURL, `{"sku":"SKU-M-RED","name":"Quick two"}`)
+	var got []string
+	for range 3 {
+		select {
+		case e := <-reviewerA:
+			got = append(got, e.Action+" "+e.Record.ID+" "+e.Record.Status)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("A's reviewer: got %v, want three messages", got)
+		}
+	}
+	if !slices.Contains(got, "create "+id(two[0])+" pending") || !slices.Contains(got, "update "+id(one[0])+" superseded") ||
+		!slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, "create "+id(one[0])+" ") }) {
+		t.Errorf("A's reviewer on a revision superseded at once: %v", got)
 	}
 
 	// B's reviewer: the first revision message is B's own, none of A's before it

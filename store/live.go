@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,9 +106,10 @@ func (a *announcer) send(created, updated []string) {
 	if !subscribedToRevisions(a.app) {
 		return
 	}
-	updated = slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(updated))), func(id string) bool {
-		return slices.Contains(created, id) // note: its create carries its state now
-	})
+	// note: a revision created and changed in the same window gets both:
+	// its create (which carries its state now) and then its update, so that
+	// every change of state is an update for the subscribers
+	updated = slices.Compact(slices.SortedFunc(slices.Values(updated), byNumericID))
 	for _, batch := range []struct {
 		ids  []string
 		kind string
@@ -121,6 +124,12 @@ func (a *announcer) send(created, updated []string) {
 				a.app.Logger().Warn("Could not load revisions for realtime subscribers", "error", err.Error())
 				continue
 			}
+			// note: in the order announced (the query's is by text: 10 before 9)
+			order := make(map[string]int, len(chunk))
+			for i, id := range chunk {
+				order[id] = i
+			}
+			slices.SortFunc(records, func(x, y *core.Record) int { return order[x.Id] - order[y.Id] })
 			for _, r := range records {
 				e := &core.ModelEvent{App: a.app, Context: context.Background(), Type: batch.kind}
 				e.Model = r
@@ -131,6 +140,11 @@ func (a *announcer) send(created, updated []string) {
 			}
 		}
 	}
+}
+
+// byNumericID orders record ids as numbers.
+func byNumericID(a, b string) int {
+	return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
 }
 
 // subscribedToRevisions reports whether any realtime client subscribes to
