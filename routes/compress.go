@@ -3,6 +3,7 @@ package routes
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -41,6 +42,9 @@ func compressAnswers() *hook.Handler[*core.RequestEvent] {
 			if !slices.ContainsFunc(compressedPrefixes, func(p string) bool { return strings.HasPrefix(e.Request.URL.Path, p) }) {
 				return e.Next()
 			}
+			if h := e.Request.Header.Get("Accept-Encoding"); strings.Contains(h, "*") {
+				e.Request.Header.Set("Accept-Encoding", explicitEncodings(h)) // note: gzhttp reads names only
+			}
 			var err error
 			wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				outer := e.Response
@@ -57,4 +61,34 @@ func compressAnswers() *hook.Handler[*core.RequestEvent] {
 			return err
 		},
 	}
+}
+
+// explicitEncodings is an Accept-Encoding with its "*" (any encoding, RFC
+// 9110), when it allows one, spelled out as the encodings this service
+// offers that the header does not name: "*" is zstd and gzip, "gzip;q=0, *"
+// zstd alone.
+func explicitEncodings(header string) string {
+	named, any := map[string]bool{}, false
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name != "*" {
+			named[name] = true
+			continue
+		}
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			q, _ = strconv.ParseFloat(v, 64)
+		}
+		any = q > 0
+	}
+	if !any {
+		return header
+	}
+	for _, offered := range []string{"zstd", "gzip"} {
+		if !named[offered] {
+			header += ", " + offered
+		}
+	}
+	return header
 }

@@ -61,6 +61,9 @@ func TestCompressedAnswers(t *testing.T) {
 		{"zstd", "zstd"},
 		{"gzip, deflate, br, zstd", "zstd"},
 		{"gzip;q=1.0, zstd;q=0", "gzip"},
+		{"*", "zstd"},
+		{"zstd;q=0, *", "gzip"},
+		{"br, *;q=0.5", "zstd"},
 	} {
 		res := get(h, export, key, "Accept-Encoding", c.accept)
 		if got := res.Header().Get("Content-Encoding"); res.Code != 200 || got != c.want {

@@ -171,6 +171,7 @@ func compressible(contentType string) bool {
 // acceptedEncoding picks zstd, else gzip, of those on offer that an
 // Accept-Encoding header accepts (q above 0); "" for neither.
 func acceptedEncoding(header string, zstdOffered, gzipOffered bool) string {
+	header = explicitEncodings(header)
 	accepted := map[string]bool{}
 	for _, part := range strings.Split(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")

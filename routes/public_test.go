@@ -69,6 +69,9 @@ func TestPages(t *testing.T) {
 	} else if body, err := io.ReadAll(zr); err != nil || string(body) != script {
 		t.Errorf("zstd decodes to %d bytes (%v)", len(body), err)
 	}
+	if any := page("/app.js", "Accept-Encoding", "*"); any.Header().Get("Content-Encoding") != "zstd" {
+		t.Errorf("Accept-Encoding *: encoding %q, want zstd", any.Header().Get("Content-Encoding"))
+	}
 	if png := page("/logo.png", "Accept-Encoding", "gzip, zstd"); png.Code != 200 || png.Header().Get("Content-Encoding") != "" {
 		t.Errorf("an image: %d, encoding %q; images are not compressed again", png.Code, png.Header().Get("Content-Encoding"))
 	}
