@@ -44,8 +44,14 @@ func changesList(e *core.RequestEvent) error {
 	after := horizon
 	if raw := values.Get("after"); raw != "" {
 		c, ok := parseCursor(raw, org)
+		head := int64(0)
+		if ok {
+			if head, err = st.Catalog().ChangesHead(); err != nil {
+				return internalError(e, "read the change feed", err)
+			}
+		}
 		switch {
-		case !ok:
+		case !ok || c.seq > head: // note: past the newest change, no cursor this feed issued
 			errs["after"] = validation.NewError("validation_invalid_cursor", "must be a cursor this feed returned as next")
 		case clock.Now(e.App).Sub(c.issued) > store.ChangesRetention || c.seq < horizon:
 			return e.Error(http.StatusGone, "This cursor is older than the 30 days the change feed is kept: "+

@@ -155,6 +155,7 @@ func TestChangeFeed(t *testing.T) {
 	// refusals
 	stale := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.A.Org, clock.Now(app).Add(-31*24*time.Hour).UnixMilli())))
 	ofB := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.B.Org, clock.Now(app).UnixMilli())))
+	ahead := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:99999999:%d", f.A.Org, clock.Now(app).UnixMilli())))
 	for _, c := range []struct {
 		name, query, key string
 		status           int
@@ -164,6 +165,7 @@ func TestChangeFeed(t *testing.T) {
 		{"a submit-only key", "", f.A.Keys["submit"], 403, "Missing required scope: catalog:read"},
 		{"a cursor of 31 days", "?after=" + stale, key, 410, "export the catalog again"},
 		{"another organization's cursor", "?after=" + ofB, key, 400, `"after":{`},
+		{"a cursor past the newest change", "?after=" + ahead, key, 400, `"after":{`},
 		{"not a cursor", "?after=12", key, 400, `"after":{`},
 		{"limit 0", "?limit=0", key, 400, `"limit":{`},
 		{"limit 1001", "?limit=1001", key, 400, `"limit":{`},

@@ -210,6 +210,18 @@ func (s *Catalog) ChangesHorizon() (int64, error) {
 	return h, nil
 }
 
+// ChangesHead is the number of the newest change of any organization (the
+// horizon when every change was purged): no cursor the feed issued is past it.
+func (s *Catalog) ChangesHead() (int64, error) {
+	var h int64
+	err := s.db().NewQuery(`SELECT MAX(COALESCE((SELECT MAX([[seq]]) FROM {{` + schema.ChangesTable + `}}), 0),
+		(SELECT [[purged]] FROM {{` + schema.ChangesHorizonTable + `}}))`).Row(&h)
+	if err != nil {
+		return 0, fmt.Errorf("read the change feed's head: %w", err)
+	}
+	return h, nil
+}
+
 // PurgeChanges forgets the changes older than cutoff, and every change
 // numbered before them, so what remains is the feed's tail; it returns how
 // many it forgot.
