@@ -68,27 +68,33 @@ func compressAnswers() *hook.Handler[*core.RequestEvent] {
 // offers that the header does not name: "*" is zstd and gzip, "gzip;q=0, *"
 // zstd alone.
 func explicitEncodings(header string) string {
-	named, any := map[string]bool{}, false
-	for _, part := range strings.Split(header, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name != "*" {
-			named[name] = true
-			continue
-		}
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			q, _ = strconv.ParseFloat(v, 64)
-		}
-		any = q > 0
-	}
-	if !any {
+	named, others := acceptEncoding(header)
+	if !others {
 		return header
 	}
 	for _, offered := range []string{"zstd", "gzip"} {
-		if !named[offered] {
+		if _, said := named[offered]; !said {
 			header += ", " + offered
 		}
 	}
 	return header
+}
+
+// acceptEncoding reads an Accept-Encoding header: whether it allows each
+// encoding it names (q above 0), and whether its "*" allows the others.
+func acceptEncoding(header string) (named map[string]bool, others bool) {
+	named = map[string]bool{}
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			q, _ = strconv.ParseFloat(v, 64)
+		}
+		if name = strings.ToLower(strings.TrimSpace(name)); name == "*" {
+			others = q > 0
+		} else if name != "" {
+			named[name] = q > 0
+		}
+	}
+	return named, others
 }

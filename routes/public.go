@@ -169,22 +169,20 @@ func compressible(contentType string) bool {
 }
 
 // acceptedEncoding picks zstd, else gzip, of those on offer that an
-// Accept-Encoding header accepts (q above 0); "" for neither.
+// Accept-Encoding header accepts (q above 0, by name or by "*"); "" for
+// neither.
 func acceptedEncoding(header string, zstdOffered, gzipOffered bool) string {
-	header = explicitEncodings(header)
-	accepted := map[string]bool{}
-	for _, part := range strings.Split(header, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			q, _ = strconv.ParseFloat(v, 64)
+	named, others := acceptEncoding(header)
+	allows := func(encoding string) bool {
+		if ok, said := named[encoding]; said {
+			return ok
 		}
-		accepted[strings.ToLower(strings.TrimSpace(name))] = q > 0
+		return others
 	}
 	switch {
-	case zstdOffered && accepted["zstd"]:
+	case zstdOffered && allows("zstd"):
 		return "zstd"
-	case gzipOffered && accepted["gzip"]:
+	case gzipOffered && allows("gzip"):
 		return "gzip"
 	}
 	return ""
