@@ -21,12 +21,19 @@ func Register(app core.App) {
 	app.Cron().MustAdd(ExpireProposalsJob, "*/10 * * * *", func() { ExpireProposals(app) })
 	app.Cron().MustAdd("enrichmentPurgeChanges", "43 3 * * *", func() { PurgeChanges(app) })
 	app.Cron().MustAdd("enrichmentIdempotencyPurge", "17 3 * * *", func() { PurgeIdempotencyKeys(app) })
-	// note: hourly, so each day's row is at most an hour older than its end,
-	// and as the server starts, so a day on which it ran for less than an
-	// hour still has its row
+	// note: hourly, so each day's row is at most an hour older than its end
+	// (and as the server starts: RecordCompletenessAtStart)
 	app.Cron().MustAdd(CompletenessJob, "53 * * * *", func() { RecordCompleteness(app) })
+}
+
+// RecordCompletenessAtStart records every organization's completeness of
+// the day as app starts serving, so that a day on which the server ran for
+// less than an hour still has its row. note: in the background, as at 1M
+// products it reads for a second (warm) to several (cold), which the
+// server's first answers need not wait for.
+func RecordCompletenessAtStart(app core.App) {
 	app.OnServe().BindFunc(func(e *core.ServeEvent) error {
-		RecordCompleteness(e.App)
+		go RecordCompleteness(e.App)
 		return e.Next()
 	})
 }

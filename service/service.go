@@ -42,7 +42,7 @@ func New(args []string, pages fs.FS) *pocketbase.PocketBase {
 	// schema changes come only from the Go migrations in migrations/
 	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{Automigrate: false})
 
-	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true, Checkpoint: true,
+	wiring.Bind(app, wiring.Options{Pages: pages, ReplicaURL: replicaURL, Out: os.Stdout, Deliver: true, Trust: true, Checkpoint: true, Completeness: true,
 		Metrics: opsmetrics.ConfigFromEnv()})
 	app.RootCmd.AddCommand(cmd.Commands(app, args)...)
 	return app

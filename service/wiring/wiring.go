@@ -42,6 +42,10 @@ type Options struct {
 	// close, where SQLite no longer checkpoints (the binary's connections,
 	// service/db.go). Tests' apps keep SQLite's own checkpoints.
 	Checkpoint bool
+	// Completeness records the organizations' completeness of the day as the
+	// app starts serving, in the background (the binary always does; a test
+	// app's cleanup would race it).
+	Completeness bool
 	// Metrics says who may scrape GET /metrics (opsmetrics.ConfigFromEnv in
 	// the binary; zero: superusers only, no second listener).
 	Metrics opsmetrics.Config
@@ -49,8 +53,8 @@ type Options struct {
 
 // Bind registers the step after each commit, the hooks, routes, jobs,
 // pages, operators' metrics and replication on app, the webhook dispatcher
-// when o.Deliver, the trust worker when o.Trust and the checkpoints when
-// o.Checkpoint.
+// when o.Deliver, the trust worker when o.Trust, the checkpoints when
+// o.Checkpoint and the completeness of the day at start when o.Completeness.
 func Bind(app core.App, o Options) {
 	out := o.Out
 	if out == nil {
@@ -78,6 +82,9 @@ func Bind(app core.App, o Options) {
 	}
 	if o.Checkpoint {
 		checkpoint.Register(app, o.ReplicaURL != "")
+	}
+	if o.Completeness {
+		jobs.RecordCompletenessAtStart(app)
 	}
 	opsmetrics.Register(app, o.Metrics)
 	routes.RegisterPublic(app, o.Pages)
