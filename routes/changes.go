@@ -37,19 +37,13 @@ func changesList(e *core.RequestEvent) error {
 		errs["limit"] = validation.NewError("validation_out_of_range", "must be a whole number from 1 to 1000")
 	}
 	st := store.New(e.App)
-	horizon, err := st.Catalog().ChangesHorizon()
+	horizon, head, err := st.Catalog().ChangesBounds()
 	if err != nil {
 		return internalError(e, "read the change feed", err)
 	}
 	after := horizon
 	if raw := values.Get("after"); raw != "" {
 		c, ok := parseCursor(raw, org)
-		head := int64(0)
-		if ok {
-			if head, err = st.Catalog().ChangesHead(); err != nil {
-				return internalError(e, "read the change feed", err)
-			}
-		}
 		switch {
 		case !ok || c.seq > head: // note: past the newest change, no cursor this feed issued
 			errs["after"] = validation.NewError("validation_invalid_cursor", "must be a cursor this feed returned as next")

@@ -200,26 +200,22 @@ func (s *Catalog) measureChanges(org enrichment.Org, items []enrichment.Change) 
 	})
 }
 
-// ChangesHorizon is the last sequence number purged: a reader positioned
-// before it may have missed changes.
-func (s *Catalog) ChangesHorizon() (int64, error) {
-	var h int64
-	if err := s.db().Select("purged").From(schema.ChangesHorizonTable).Row(&h); err != nil {
-		return 0, fmt.Errorf("read the change feed's horizon: %w", err)
+// ChangesBounds are the change feed's horizon, the last sequence number
+// purged (a reader positioned before it may have missed changes), and its
+// head, the number of the newest change of any organization (the horizon
+// when every change was purged): no cursor the feed issued is past it.
+func (s *Catalog) ChangesBounds() (horizon, head int64, err error) {
+	var b struct {
+		Horizon int64 `db:"horizon"`
+		Head    int64 `db:"head"`
 	}
-	return h, nil
-}
-
-// ChangesHead is the number of the newest change of any organization (the
-// horizon when every change was purged): no cursor the feed issued is past it.
-func (s *Catalog) ChangesHead() (int64, error) {
-	var h int64
-	err := s.db().NewQuery(`SELECT MAX(COALESCE((SELECT MAX([[seq]]) FROM {{` + schema.ChangesTable + `}}), 0),
-		(SELECT [[purged]] FROM {{` + schema.ChangesHorizonTable + `}}))`).Row(&h)
+	err = s.db().NewQuery(`SELECT [[purged]] AS [[horizon]],
+		MAX(COALESCE((SELECT MAX([[seq]]) FROM {{` + schema.ChangesTable + `}}), 0), [[purged]]) AS [[head]]
+		FROM {{` + schema.ChangesHorizonTable + `}}`).One(&b)
 	if err != nil {
-		return 0, fmt.Errorf("read the change feed's head: %w", err)
+		return 0, 0, fmt.Errorf("read the change feed's horizon and head: %w", err)
 	}
-	return h, nil
+	return b.Horizon, b.Head, nil
 }
 
 // PurgeChanges forgets the changes older than cutoff, and every change
