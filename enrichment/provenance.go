@@ -2,6 +2,7 @@ package enrichment
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -64,17 +65,18 @@ func InvalidSource(i int, why string) Issue {
 // invalid_source at its place: a source supports a field the item still
 // proposes.
 func DropUnsupportedSources(p *Proposal) {
-	kept, places := p.Sources[:0], p.SourcePlaces[:0:0]
+	unsupported := func(s Source) bool { return !sourceField(s.Field, p.Fields) }
+	if !slices.ContainsFunc(p.Sources, unsupported) {
+		return // note: nearly always; nothing to copy
+	}
+	var kept []Source
+	var places []int
 	for k, s := range p.Sources {
-		place := k
-		if p.SourcePlaces != nil {
-			place = p.SourcePlaces[k]
-		}
-		if !sourceField(s.Field, p.Fields) {
-			p.Issues = append(p.Issues, InvalidSource(place, "Its field is no longer proposed: a check left it out."))
+		if unsupported(s) {
+			p.Issues = append(p.Issues, InvalidSource(p.sourcePlace(k), "Its field is no longer proposed: a check left it out."))
 			continue
 		}
-		kept, places = append(kept, s), append(places, place)
+		kept, places = append(kept, s), append(places, p.sourcePlace(k))
 	}
 	p.Sources, p.SourcePlaces = kept, places
 }

@@ -91,3 +91,11 @@ func (p *Proposal) attributePlace(i int) int {
 	}
 	return p.AttributePlaces[i]
 }
+
+// sourcePlace is the submitted index of the i-th kept source.
+func (p *Proposal) sourcePlace(i int) int {
+	if p.SourcePlaces == nil {
+		return i
+	}
+	return p.SourcePlaces[i]
+}
