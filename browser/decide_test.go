@@ -33,7 +33,11 @@ func TestReject(t *testing.T) {
 		t.Errorf("rejecting changed the product:\nbefore %v\nafter  %v", b, a)
 	}
 	rev := s.record("revisions", ids[0])
-	if rev.GetString("status") != "rejected" || rev.GetString("reviewer") != "reviewer:ann@alpha.example" || rev.GetString("reviewedAt") == "" {
+	ann, err := s.app.FindAuthRecordByEmail("reviewers", "ann@alpha.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev.GetString("status") != "rejected" || rev.GetString("reviewer") != ann.Id || rev.GetString("reviewedAt") == "" {
 		t.Errorf("revision after reject: status %q, reviewer %q, reviewedAt %q",
 			rev.GetString("status"), rev.GetString("reviewer"), rev.GetString("reviewedAt"))
 	}

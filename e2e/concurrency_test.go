@@ -104,14 +104,16 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 	records := srv.base + "/api/collections/"
 	su := signIn(t, srv.base, "_superusers", suEmail, suPassword)
 	const reviewers = 3
-	tokens, emails := make([]string, reviewers), make([]string, reviewers)
+	tokens, emails, reviewerIDs := make([]string, reviewers), make([]string, reviewers), make([]string, reviewers)
 	for i := range reviewers {
 		emails[i] = fmt.Sprintf("reviewer%d@race.example", i)
 		a := pbJSON(http.MethodPost, records+"reviewers/records", su, map[string]any{"email": emails[i],
 			"password": "reviewer-password", "passwordConfirm": "reviewer-password", "organization": orgID})
-		if a.status != http.StatusOK {
+		var created struct{ ID string }
+		if a.status != http.StatusOK || json.Unmarshal(a.body, &created) != nil {
 			t.Fatalf("create reviewer: %d %v %s", a.status, a.err, a.body)
 		}
+		reviewerIDs[i] = created.ID
 		tokens[i] = signIn(t, srv.base, "reviewers", emails[i], "reviewer-password")
 	}
 
@@ -283,7 +285,7 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 	}
 	t.Logf("%d requests; %d revisions submitted, %d decided (%d decisions sent, %d races of two reviewers)",
 		requests.Load(), len(proposals), len(won), len(decisions), races)
-	checkReviewOutcome(t, openReadOnly(t, dir), srv.base, key, vendors, emails, proposals, won, original)
+	checkReviewOutcome(t, openReadOnly(t, dir), srv.base, key, vendors, reviewerIDs, proposals, won, original)
 	srv.stop()
 	if out := srv.stdout.String() + srv.stderr.String(); strings.Contains(strings.ToLower(out), "database is locked") {
 		t.Errorf("serve reported a locked database: %s", tail(out))
@@ -292,7 +294,7 @@ func TestConcurrentReviewAndSubmit(t *testing.T) {
 
 // checkReviewOutcome compares the revisions and products stored with the
 // decisions the reviewers saw succeed, and the metrics with the table.
-func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, vendors []vendorKey, emails []string,
+func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, vendors []vendorKey, reviewerIDs []string,
 	proposals map[int64]proposal, won map[int64]decision, original map[string]map[string]string) {
 	rows, err := db.Query(`SELECT CAST(id AS INTEGER), apiClient, sku, status, approvedFields, supersededFields, reviewedAt, reviewer, confidenceBand FROM revisions`)
 	if err != nil {
@@ -332,9 +334,9 @@ func checkReviewOutcome(t *testing.T, db *sql.DB, base, key string, vendors []ve
 				t.Errorf("revision %d: no reviewer was told it was decided, yet it is %s at %q", id, status, reviewedAt)
 			}
 			continue
-		case status != d.status || reviewer != "reviewer:"+emails[d.reviewer] || reviewedAt == "":
+		case status != d.status || reviewer != reviewerIDs[d.reviewer] || reviewedAt == "":
 			t.Errorf("revision %d: stored %s by %q at %q, the winning decision was %s by %s",
-				id, status, reviewer, reviewedAt, d.status, emails[d.reviewer])
+				id, status, reviewer, reviewedAt, d.status, reviewerIDs[d.reviewer])
 		}
 		want := d.approved
 		switch {

@@ -133,6 +133,17 @@ func TestUpgradeFromVersion3(t *testing.T) {
 	}
 	before["audits"] = read(api+"/review/audits", su)
 	before["policy"] = read(policyURL, su)
+	// who decided and who closed an audit, as Version 3 wrote them
+	actors := []struct {
+		revision int64
+		field    string
+	}{{partly[0], "reviewer"}, {newer[0], "reviewer"}, {auto[0], "auditedBy"}, {auto[2], "auditedBy"}}
+	for _, a := range actors {
+		rev := read(fmt.Sprintf("%srevisions/records/%d", records, a.revision), su).(map[string]any)
+		if rev[a.field] != "superuser:"+email {
+			t.Fatalf("revision %d's %s on Version 3: %v", a.revision, a.field, rev[a.field])
+		}
+	}
 	srv.stop()
 
 	// this release
@@ -182,6 +193,17 @@ func TestUpgradeFromVersion3(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the policy after an audit closed since the upgrade: %v", p)
+		}
+	}
+	// they hold the superuser's record id now, as this release records them
+	var superusers struct{ Items []struct{ ID string } }
+	if err := json.Unmarshal(pbJSON(http.MethodGet, records+"_superusers/records", su, nil).body, &superusers); err != nil || len(superusers.Items) != 1 {
+		t.Fatalf("superusers: %v %+v", err, superusers)
+	}
+	for _, a := range actors {
+		rev := read(fmt.Sprintf("%srevisions/records/%d", records, a.revision), su).(map[string]any)
+		if rev[a.field] != superusers.Items[0].ID {
+			t.Errorf("revision %d's %s after the upgrade: %v, want the superuser's id %s", a.revision, a.field, rev[a.field], superusers.Items[0].ID)
 		}
 	}
 	checkGapsAgreeWithExport(t, api, key.Key)

@@ -23,10 +23,11 @@ type ReviewState struct {
 	// Fields in API order, Attributes in the order proposed
 	Fields     []ItemState `json:"fields"`
 	Attributes []ItemState `json:"attributes"`
-	// RevertedBy names who rolled the revision back, as reviewer names
-	// who decided it ("reviewer:EMAIL", "superuser:EMAIL", "system"); the
-	// revision's own revertedBy holds a record id, which a reviewer cannot
-	// look up among superusers
+	// Reviewer names who decided the revision, RevertedBy who rolled it
+	// back, for people ("reviewer:EMAIL", "superuser:EMAIL", "policy",
+	// "system"): the revision's own fields hold record ids, which a
+	// reviewer cannot look up among superusers
+	Reviewer   string `json:"reviewer,omitempty"`
 	RevertedBy string `json:"revertedBy,omitempty"`
 }
 

@@ -13,10 +13,8 @@ import (
 // exported, and the record hook reads it back.
 
 const (
-	// deciderKey holds the deciding identity's name, as Decider names it.
+	// deciderKey holds the deciding identity, as Actor names it.
 	deciderKey = "@enrichmentDecider"
-	// deciderIDKey holds the deciding identity's record id (RolledBackBy).
-	deciderIDKey = "@enrichmentDeciderID"
 	// deciderReviewerKey holds the deciding reviewer's record id ("" for
 	// another identity), so that their own claim does not stop them.
 	deciderReviewerKey = "@enrichmentDeciderReviewer"
@@ -25,31 +23,21 @@ const (
 // systemDecider is the reviewer recorded for decisions saved by Go code.
 const systemDecider = "system"
 
-// Decider names the identity acting through an HTTP request as a decision
-// records it in reviewer ("reviewer:EMAIL", "superuser:EMAIL"): the
-// history's reviewer=me filter uses the same name. (A rollback's
-// revertedBy holds the record id instead: RolledBackBy.)
-func Decider(auth *core.Record) string {
+// Actor is who acts through an HTTP request as a revision records it, in
+// reviewer for a decision and in revertedBy for a rollback: the record id
+// of the reviewer or superuser, or "system" for the service's own code.
+// The history's reviewer=me filter reads the same id.
+func Actor(auth *core.Record) string {
 	if auth == nil {
-		return "guest"
+		return systemDecider
 	}
-	who := auth.Email()
-	if who == "" {
-		who = auth.Id
-	}
-	switch {
-	case auth.IsSuperuser():
-		return "superuser:" + who
-	case auth.Collection().Name == schema.Reviewers:
-		return "reviewer:" + who
-	}
-	return auth.Collection().Name + ":" + who
+	return auth.Id
 }
 
 // Deciding is who decides through an HTTP request, as the set path of
 // decisions (store.DecideSet) takes it.
 func Deciding(auth *core.Record) store.SetDecider {
-	who := store.SetDecider{Name: Decider(auth)}
+	who := store.SetDecider{Name: Actor(auth)}
 	if auth != nil && auth.Collection().Name == schema.Reviewers {
 		who.Reviewer = auth.Id
 	}
@@ -64,23 +52,12 @@ func MarkDecider(rev, auth *core.Record) {
 	who := Deciding(auth)
 	rev.Set(deciderKey, who.Name)
 	rev.Set(deciderReviewerKey, who.Reviewer)
-	rev.Set(deciderIDKey, RolledBackBy(auth))
-}
-
-// RolledBackBy is who a rollback records in revertedBy: the record id of
-// the reviewer or superuser acting, or "system" for the service's own
-// code.
-func RolledBackBy(auth *core.Record) string {
-	if auth == nil {
-		return systemDecider
-	}
-	return auth.Id
 }
 
 // rollerOf is who rolls back rev as its update's side effect (a reverted
 // audit): the identity MarkDecider marked on it, or else the service.
 func rollerOf(rev *core.Record) string {
-	if id, ok := rev.GetRaw(deciderIDKey).(string); ok && id != "" {
+	if id, ok := rev.GetRaw(deciderKey).(string); ok && id != "" {
 		return id
 	}
 	return systemDecider

@@ -18,8 +18,17 @@ import (
 )
 
 // decidedSince checks that a revision was decided by who after start.
+// who is "system" or the email of the superuser who decided, whose id
+// reviewer holds.
 func decidedSince(t testing.TB, app core.App, id, status, who string, start time.Time) {
 	t.Helper()
+	if who != "system" {
+		su, err := app.FindAuthRecordByEmail(core.CollectionNameSuperusers, who)
+		if err != nil {
+			t.Fatalf("superuser %s: %v", who, err)
+		}
+		who = su.Id
+	}
 	r := revision(t, app, id)
 	if r.GetString("status") != status || r.GetString("reviewer") != who {
 		t.Errorf("revision %s: status %q reviewer %q, want %q %q", id, r.GetString("status"), r.GetString("reviewer"), status, who)
@@ -64,11 +73,11 @@ func TestDecisionsBySuperuser(t *testing.T) {
 	run(t, []call{
 		{name: "accept everything proposed", url: revFull, as: "super", body: `{"status":"accepted"}`,
 			before: snapshot(&full, f.A, "SKU-1"), status: 200,
-			content: []string{`"status":"accepted"`, `"reviewer":"superuser:` + fixture.SuperuserEmail + `"`,
-				`"approvedFields":["name","slug","description","attributes","files"]`},
+			content: []string{`"status":"accepted"`, `"approvedFields":["name","slug","description","attributes","files"]`,
+				`"reviewer":"superuser:` + fixture.SuperuserEmail + `"}`}, // the review state names who decided
 			absent: []string{"@enrichmentDecider"},
 			check: func(t testing.TB, app *tests.TestApp, _ []byte) {
-				decidedSince(t, app, revFull, enrichment.StatusAccepted, "superuser:"+fixture.SuperuserEmail, start)
+				decidedSince(t, app, revFull, enrichment.StatusAccepted, fixture.SuperuserEmail, start)
 				p := productOf(t, app, f.A, "SKU-1")
 				if got := changedFields(t, full, p); !slices.Equal(got, []string{"attributes", "completeness", "description", "files", "gapRank", "gaps", "name", "slug", "updated"}) {
 					t.Errorf("changed %v", got)
@@ -112,7 +121,7 @@ func TestDecisionsBySuperuser(t *testing.T) {
 			before: snapshot(&rejected, f.A, "SKU-1"), status: 200,
 			content: []string{`"status":"rejected"`, `"approvedFields":[]`},
 			check: func(t testing.TB, app *tests.TestApp, _ []byte) {
-				decidedSince(t, app, revFull, enrichment.StatusRejected, "superuser:"+fixture.SuperuserEmail, start)
+				decidedSince(t, app, revFull, enrichment.StatusRejected, fixture.SuperuserEmail, start)
 				if got := changedFields(t, rejected, productOf(t, app, f.A, "SKU-1")); len(got) > 0 {
 					t.Errorf("product changed: %v", got)
 				}
@@ -121,7 +130,7 @@ func TestDecisionsBySuperuser(t *testing.T) {
 			body:   `{"status":"rejected","reviewer":"mallory","reviewedAt":"2000-01-01 00:00:00.000Z"}`,
 			status: 200, absent: []string{"mallory", "2000-01-01"},
 			check: func(t testing.TB, app *tests.TestApp, _ []byte) {
-				decidedSince(t, app, revFull, enrichment.StatusRejected, "superuser:"+fixture.SuperuserEmail, start)
+				decidedSince(t, app, revFull, enrichment.StatusRejected, fixture.SuperuserEmail, start)
 			}},
 		{name: "staying pending is a no-op, forged fields included", url: revFull, as: "super",
 			body:   `{"status":"pending","reviewer":"mallory","reviewedAt":"2000-01-01 00:00:00.000Z"}`,

@@ -53,7 +53,7 @@ func TestReviewerRules(t *testing.T) {
 			as: reviewerA, status: 200, content: []string{`"apiClient":{`, `"product":{`}, absent: []string{"keyHash"}},
 		{name: "A cannot view B's revision", method: get, url: revB, as: reviewerA, status: 404, content: []string{`"message":"The requested resource wasn't found."`}},
 		{name: "A decides A's revision", url: revPartial, as: reviewerA, body: `{"status":"accepted","approvedFields":["name"]}`,
-			status: 200, content: []string{`"status":"accepted"`, `"reviewer":"reviewer:reva@example.com"`, `"approvedFields":["name"]`},
+			status: 200, content: []string{`"status":"accepted"`, `"reviewer":"` + reviewerA + `"`, `"approvedFields":["name"]`},
 			check: func(t testing.TB, app *tests.TestApp, _ []byte) {
 				if p := productOf(t, app, f.A, "SKU-M"); p.GetString("name") != "Trail Pro" || p.GetString("slug") != "trail" {
 					t.Errorf("product name %q slug %q", p.GetString("name"), p.GetString("slug"))

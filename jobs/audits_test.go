@@ -86,7 +86,7 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 		t.Fatalf("confirm: %d %s", rec.Code, rec.Body)
 	}
 	confirmed := w.record(schema.Revisions, ids[0])
-	if confirmed.GetString("audit") != "confirmed" || confirmed.GetString("auditedBy") != "reviewer:reviewer-"+string(a.Org)+"@example.com" ||
+	if confirmed.GetString("audit") != "confirmed" || confirmed.GetString("auditedBy") != fixture.ReviewerID(t, w.app, string(a.Org)) ||
 		confirmed.GetDateTime("auditedAt").IsZero() || confirmed.GetString("status") != "accepted" {
 		t.Errorf("confirmed audit: %v", confirmed.FieldsData())
 	}
@@ -119,12 +119,8 @@ func TestAuditsSuspendPolicy(t *testing.T) {
 	if got := w.status(ids[1]); got != "reverted/policy/reverted" {
 		t.Errorf("revision of a reverted audit: %s", got)
 	}
-	reviewer, err := w.app.FindAuthRecordByEmail(schema.Reviewers, "reviewer-"+string(a.Org)+"@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if by := w.record(schema.Revisions, ids[1]).GetString("revertedBy"); by != reviewer.Id {
-		t.Errorf("revision of a reverted audit: revertedBy %q, want the reviewer's id %s", by, reviewer.Id)
+	if by, want := w.record(schema.Revisions, ids[1]).GetString("revertedBy"), fixture.ReviewerID(t, w.app, string(a.Org)); by != want {
+		t.Errorf("revision of a reverted audit: revertedBy %q, want the reviewer's id %s", by, want)
 	}
 	if got := w.record(schema.Products, store.FormatID(a.Products["BULK-0101"])).GetString("name"); got != "Bulk item 101" {
 		t.Errorf("product of a reverted audit named %q, want its name before", got)

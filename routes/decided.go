@@ -49,11 +49,12 @@ func reviewDecided(e *core.RequestEvent) error {
 	switch reviewer := values.Get("reviewer"); reviewer {
 	case "":
 	case "me":
-		q.Reviewer = hooks.Decider(e.Auth)
+		q.Reviewer = hooks.Actor(e.Auth)
 	default:
-		if q.Reviewer, err = store.New(e.App).Review().ReviewerDecider(orgs, reviewer); err != nil {
+		if err := store.New(e.App).Review().FindReviewer(orgs, reviewer); err != nil {
 			return notFoundOr(e, "find a reviewer", err)
 		}
+		q.Reviewer = reviewer
 	}
 	page, err := store.New(e.App).Review().Decided(orgs, q)
 	if err != nil {

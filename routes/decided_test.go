@@ -21,7 +21,7 @@ const decidedURL = "/api/enrichment/review/decided"
 // window; another organization's decisions and reviewers are not found.
 func TestDecidedHistory(t *testing.T) {
 	f, app, h := served(t)
-	_, ann := namedReviewer(t, app, f.A.Org, "ann@example.com", "Ann")
+	annID, ann := namedReviewer(t, app, f.A.Org, "ann@example.com", "Ann")
 	bobID, bob := namedReviewer(t, app, f.A.Org, "bob@example.com", "")
 	otherID, other := namedReviewer(t, app, f.B.Org, "olga@example.com", "Olga")
 	super := fixture.SuperuserToken(t, app)
@@ -72,7 +72,7 @@ func TestDecidedHistory(t *testing.T) {
 		{name: "no token", url: decidedURL, status: 401, absent: []string{item(revs[0])}},
 		{name: "an API key instead", url: decidedURL, key: f.A.Keys["both"], status: 401, absent: []string{item(revs[0])}},
 		{name: "Ann: A's decisions", url: decidedURL, token: ann, status: 200,
-			want:   []string{item(revs[0]), item(revs[1]), item(subm), item(auto), `"totalElements":4`, `"reviewer":{"kind":"reviewer","email":"ann@example.com"}`, `"decidedBy":"reviewer"`},
+			want:   []string{item(revs[0]), item(revs[1]), item(subm), item(auto), `"totalElements":4`, `"reviewer":{"kind":"reviewer","id":"` + annID + `","email":"ann@example.com"}`, `"decidedBy":"reviewer"`},
 			absent: []string{item(bRev), item(revs[2]), "olga@example.com"}},
 		{name: "reviewer=me", url: decidedURL + "?reviewer=me", token: ann, status: 200,
 			want: []string{item(revs[0]), `"applied":["name"]`, `"totalElements":1`}, absent: []string{item(revs[1])}},
@@ -81,11 +81,11 @@ func TestDecidedHistory(t *testing.T) {
 		{name: "a reviewer of B is not found", url: decidedURL + "?reviewer=" + otherID, token: ann, status: 404,
 			want: []string{"No such reviewer"}, absent: []string{item(bRev)}},
 		{name: "client", url: decidedURL + "?client=" + store.FormatID(f.A.Clients["submit"]), token: ann, status: 200,
-			want: []string{item(subm), `"reviewer":{"kind":"superuser","email":"` + fixture.SuperuserEmail + `"}`, `"totalElements":1`}},
+			want: []string{item(subm), `"reviewer":{"kind":"superuser","id":"` + fixture.SuperuserID(t, app) + `","email":"` + fixture.SuperuserEmail + `"}`, `"totalElements":1`}},
 		{name: "decidedBy=reviewer", url: decidedURL + "?decidedBy=reviewer", token: ann, status: 200,
 			want: []string{`"totalElements":3`}, absent: []string{item(auto)}},
 		{name: "decidedBy=policy", url: decidedURL + "?decidedBy=policy", token: ann, status: 200,
-			want: []string{item(auto), `"decidedBy":"policy","reviewer":{"kind":"policy","email":""},"policy":"` + policy.Id + `"`, `"totalElements":1`}},
+			want: []string{item(auto), `"decidedBy":"policy","reviewer":{"kind":"policy","id":"","email":""},"policy":"` + policy.Id + `"`, `"totalElements":1`}},
 		{name: "since after every decision", url: decidedURL + "?since=" + start.Add(time.Hour).UTC().Format(time.RFC3339), token: ann, status: 200,
 			want: []string{`"totalElements":0`}},
 		{name: "since Ann's decision, strictly", url: decidedURL + "?since=" + strconvMs(start), token: ann, status: 200,

@@ -85,7 +85,8 @@ func TestRecordsAPIMatchesTheGroupRoute(t *testing.T) {
 			WHERE organization = {:org} ORDER BY CAST(id AS INTEGER)`},
 		{"revisions", `SELECT id, status, approvedFields, COALESCE(approvedAttributes, 'null') AS approvedAttributes, decisionMask,
 			reason, comment, COALESCE(corrections, 'null') AS corrections, COALESCE(fieldReasons, 'null') AS fieldReasons,
-			reviewer, decidedBy, policy, audit, reviewedAt != '' AS reviewed, closedAt = reviewedAt AS closedWhenReviewed
+			COALESCE((SELECT email FROM reviewers WHERE id = revisions.reviewer), reviewer) AS reviewer,
+			decidedBy, policy, audit, reviewedAt != '' AS reviewed, closedAt = reviewedAt AS closedWhenReviewed
 			FROM revisions WHERE organization = {:org} ORDER BY CAST(id AS INTEGER)`},
 		{"accepted values", `SELECT product, field, attribute, revision, before, applied FROM ` + schema.AcceptedValuesTable + `
 			WHERE organization = {:org} ORDER BY product, field, attribute`},

@@ -547,7 +547,7 @@ func TestOpenAPIResponseShapes(t *testing.T) {
 	closeURL := "/api/enrichment/review/audits/" + out[0].Revision
 	oaCheck(t, d, h, oaCase{name: "an audit closed with nonsense", op: closeAudit, url: closeURL, token: token, status: 400, body: `{"audit":"maybe"}`})
 	oaCheck(t, d, h, oaCase{name: "an audit confirmed", op: closeAudit, url: closeURL, token: token, status: 200, body: `{"audit":"confirmed"}`,
-		want: []string{`"audit":"confirmed"`, `"auditedBy":"superuser:`}})
+		want: []string{`"audit":"confirmed"`, `"auditedBy":"` + fixture.SuperuserID(t, app) + `"`}})
 	oaCheck(t, d, h, oaCase{name: "an audit closed twice", op: closeAudit, url: closeURL, token: token, status: 400, body: `{"audit":"confirmed"}`})
 	oaCheck(t, d, h, oaCase{name: "an unknown revision's audit", op: closeAudit, url: "/api/enrichment/review/audits/999999", token: token, status: 404,
 		body: `{"audit":"confirmed"}`})

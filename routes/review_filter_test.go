@@ -104,7 +104,7 @@ func TestReviewDecisionsByFilter(t *testing.T) {
 				t.Errorf("revision %s: %s, want %s", id, r.GetString("status"), c.want)
 			}
 			if c.want == "rejected" && (r.GetString("reason") != "inaccurate" || r.GetString("comment") != "A bad version." ||
-				r.GetString("decidedBy") != "reviewer" || !strings.HasPrefix(r.GetString("reviewer"), "reviewer:")) {
+				r.GetString("decidedBy") != "reviewer" || r.GetString("reviewer") != fixture.ReviewerID(t, app, string(f.A.Org))) {
 				t.Errorf("revision %s decided as %v", id, r.FieldsData())
 			}
 		}

@@ -205,7 +205,7 @@ func TestReviewDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rev.GetString("reviewer") != "reviewer:reviewer-"+string(f.A.Org)+"@example.com" || rev.GetString("comment") != "Thanks" {
+	if rev.GetString("reviewer") != fixture.ReviewerID(t, app, string(f.A.Org)) || rev.GetString("comment") != "Thanks" {
 		t.Errorf("decided by %q with comment %q", rev.GetString("reviewer"), rev.GetString("comment"))
 	}
 	if name := productName(t, app, f.A, "BULK-0001"); name != "BULK-0001 by both" {

@@ -160,7 +160,7 @@ func reviewRollback(e *core.RequestEvent) error {
 	case err != nil:
 		return internalError(e, "find what a rollback names", err)
 	}
-	res, err := st.Review().Rollback(org, sel, hooks.RolledBackBy(e.Auth), clock.Now(e.App))
+	res, err := st.Review().Rollback(org, sel, hooks.Actor(e.Auth), clock.Now(e.App))
 	if err != nil {
 		return internalError(e, "roll back revisions", err)
 	}

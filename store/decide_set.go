@@ -36,7 +36,7 @@ type SetDecision struct {
 
 // SetDecider is who decides a set.
 type SetDecider struct {
-	Name     string // as the revisions record it in reviewer: "reviewer:EMAIL", "superuser:EMAIL"
+	Name     string // as the revisions record it in reviewer: the record id of the reviewer or superuser, or "system"
 	Reviewer string // the deciding reviewer's record id: their own claims do not stop them
 	Policy   string // the trust policy deciding (decidedBy "policy"); "" for a person
 	// Service tells that the service's own code decides (a revision record

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
@@ -24,7 +23,7 @@ import (
 
 // DecidedQuery selects a page of the history.
 type DecidedQuery struct {
-	Reviewer  string // "": anyone; else the stored decider, e.g. "reviewer:ann@example.com"
+	Reviewer  string // "": anyone; else a reviewer's or superuser's record id
 	DecidedBy string // "": any; else enrichment.DecidedByReviewer or enrichment.DecidedByPolicy
 	Client    int64  // 0: every client
 	Window           // since < reviewedAt < until; zero times leave that end open
@@ -53,22 +52,71 @@ type DecidedItem struct {
 	Expand         QueueExpand   `json:"expand"`
 }
 
-// Decider is who made a decision: kind reviewer or superuser with the
-// person's email, policy (a trust policy, named by the item's policy) or
-// system (the service's own code) with none.
+// Decider is who made a decision (or rolled one back): kind reviewer or
+// superuser with the person's record id and email; policy (a trust policy,
+// named by the item's policy) or system (the service's own code) with
+// neither; deleted with the id of an account deleted since.
 type Decider struct {
 	Kind  string `json:"kind"`
+	ID    string `json:"id"`
 	Email string `json:"email"`
 }
 
-// deciderOf reads the stored decider ("reviewer:EMAIL", "superuser:EMAIL",
-// "policy:ID", "system").
-func deciderOf(stored string) Decider {
-	kind, email, _ := strings.Cut(stored, ":")
-	if kind == enrichment.DecidedByPolicy {
-		email = ""
+// The kinds of Decider that are not a decision's decidedBy.
+const (
+	deciderSuperuser = "superuser"
+	deciderSystem    = "system"
+	deciderDeleted   = "deleted"
+)
+
+// actorJoins joins, to the revisions r, the reviewer and the superuser
+// whose record id column col of r holds, as rv<alias> and su<alias>, for
+// actorColumns to read their emails.
+func actorJoins(col, alias string) string {
+	return ` LEFT JOIN {{` + schema.Reviewers + `}} AS rv` + alias + ` ON rv` + alias + `.[[id]] = r.[[` + col + `]]` +
+		` LEFT JOIN {{` + core.CollectionNameSuperusers + `}} AS su` + alias + ` ON su` + alias + `.[[id]] = r.[[` + col + `]]`
+}
+
+// actorColumns reads the emails actorJoins joined, as <alias>ReviewerEmail
+// and <alias>SuperuserEmail.
+func actorColumns(alias string) string {
+	return `COALESCE(rv` + alias + `.[[email]], '') AS [[` + alias + `ReviewerEmail]], COALESCE(su` + alias + `.[[email]], '') AS [[` + alias + `SuperuserEmail]]`
+}
+
+// deciderOf names a stored actor (a revision's reviewer or revertedBy):
+// the record id of a reviewer or superuser, whose email the query joined
+// (reviewerEmail or superuserEmail); "policy:ID"; "system"; or a name
+// earlier releases wrote ("reviewer:EMAIL", "superuser:EMAIL") for an
+// account that the upgrade found no more.
+func deciderOf(stored, reviewerEmail, superuserEmail string) Decider {
+	switch {
+	case reviewerEmail != "":
+		return Decider{Kind: enrichment.DecidedByReviewer, ID: stored, Email: reviewerEmail}
+	case superuserEmail != "":
+		return Decider{Kind: deciderSuperuser, ID: stored, Email: superuserEmail}
+	case stored == deciderSystem:
+		return Decider{Kind: deciderSystem}
+	}
+	kind, email, named := strings.Cut(stored, ":")
+	switch {
+	case !named:
+		return Decider{Kind: deciderDeleted, ID: stored}
+	case kind == enrichment.DecidedByPolicy:
+		return Decider{Kind: kind}
 	}
 	return Decider{Kind: kind, Email: email}
+}
+
+// Name is how the reviewers' page names d: "reviewer:EMAIL",
+// "superuser:EMAIL", "system", "policy", or a deleted account's id.
+func (d Decider) Name() string {
+	switch {
+	case d.Email != "":
+		return d.Kind + ":" + d.Email
+	case d.Kind == deciderDeleted:
+		return d.ID
+	}
+	return d.Kind
 }
 
 // decidedWhere is the condition of orgs' decided revisions that match q.
@@ -143,6 +191,8 @@ type decidedRow struct {
 	Created     types.DateTime `db:"created"`
 	ReviewedAt  types.DateTime `db:"reviewedAt"`
 	Reviewer    string         `db:"reviewer"`
+	ReviewerRv  string         `db:"byReviewerEmail"`
+	ReviewerSu  string         `db:"bySuperuserEmail"`
 	DecidedBy   string         `db:"decidedBy"`
 	Policy      string         `db:"policy"`
 	Approved    types.JSONRaw  `db:"approvedFields"`
@@ -163,8 +213,8 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	var rows []decidedRow
 	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[status]], r.[[confidence]], r.[[created]],
 			r.[[reviewedAt]], r.[[reviewer]], r.[[decidedBy]], r.[[policy]], r.[[approvedFields]], r.[[reason]], r.[[comment]], r.[[proposed]], r.[[apiClient]], r.[[product]],
-			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]]
-		FROM {{` + schema.Revisions + `}} AS r
+			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]], ` + actorColumns("by") + `
+		FROM {{` + schema.Revisions + `}} AS r` + actorJoins("reviewer", "by") + `
 		LEFT JOIN {{` + schema.Products + `}} AS p ON p.[[id]] = r.[[product]]
 		LEFT JOIN {{` + schema.APIClients + `}} AS c ON c.[[id]] = r.[[apiClient]]
 		WHERE r.` + sqlparts.InList("_rowid_", "rowIDs")).Bind(dbx.Params{"rowIDs": sqlparts.InValues(rowIDs)}).All(&rows)
@@ -179,7 +229,7 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	items := make([]DecidedItem, 0, len(rows))
 	for _, r := range rows {
 		it := DecidedItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: r.Confidence, Created: apiTime(r.Created),
-			ReviewedAt: apiTime(r.ReviewedAt), DecidedBy: decidedOf(r), Reviewer: deciderOf(r.Reviewer), Policy: r.Policy,
+			ReviewedAt: apiTime(r.ReviewedAt), DecidedBy: decidedOf(r), Reviewer: deciderOf(r.Reviewer, r.ReviewerRv, r.ReviewerSu), Policy: r.Policy,
 			ApprovedFields: decodeStrings(r.Approved), Reason: r.Reason, Comment: r.Comment, Proposed: r.Proposed,
 			APIClient: r.APIClient, Product: r.Product, Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}
 		proposed, _ := proposalNames(r.Proposed)
@@ -192,17 +242,17 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	return items, nil
 }
 
-// ReviewerDecider is the stored decider of the reviewer of one of orgs
-// with that record id; not found when none of orgs has that reviewer.
-func (s *Review) ReviewerDecider(orgs []enrichment.Org, reviewer string) (string, error) {
-	var email string
-	err := s.db().Select("email").From(schema.Reviewers).Where(dbx.HashExp{"id": reviewer}).
-		AndWhere(dbx.NewExp(sqlparts.InList("organization", "orgs"), dbx.Params{"orgs": sqlparts.InValues(orgs)})).Row(&email)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", enrichment.NotFound("reviewer")
-	}
+// FindReviewer is nil when one of orgs has the reviewer with that record
+// id, and not found otherwise.
+func (s *Review) FindReviewer(orgs []enrichment.Org, reviewer string) error {
+	var n int
+	err := s.db().Select("COUNT(*)").From(schema.Reviewers).Where(dbx.HashExp{"id": reviewer}).
+		AndWhere(dbx.NewExp(sqlparts.InList("organization", "orgs"), dbx.Params{"orgs": sqlparts.InValues(orgs)})).Row(&n)
 	if err != nil {
-		return "", fmt.Errorf("reviewer %s: %w", reviewer, err)
+		return fmt.Errorf("reviewer %s: %w", reviewer, err)
 	}
-	return "reviewer:" + email, nil
+	if n == 0 {
+		return enrichment.NotFound("reviewer")
+	}
+	return nil
 }

@@ -4,13 +4,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/dbx"
-	"github.com/pocketbase/pocketbase/core"
 )
 
 // reviewStateRow is a revision with its organization's review policy.
@@ -18,41 +18,28 @@ type reviewStateRow struct {
 	revisionRow
 	TTL           int    `db:"proposalTtlDays"`
 	RequireReason bool   `db:"requireReason"`
+	Reviewer      string `db:"reviewer"`
 	RevertedBy    string `db:"revertedBy"`
-	ReviewerEmail string `db:"reviewerEmail"`
-	SuperEmail    string `db:"superuserEmail"`
-}
-
-// revertedBy names who rolled row back as a decision's reviewer is named:
-// its revertedBy is a reviewer's or a superuser's record id, or "system".
-func (row reviewStateRow) revertedBy() string {
-	switch {
-	case row.RevertedBy == "":
-		return ""
-	case row.ReviewerEmail != "":
-		return "reviewer:" + row.ReviewerEmail
-	case row.SuperEmail != "":
-		return "superuser:" + row.SuperEmail
-	}
-	return row.RevertedBy
+	ByRv          string `db:"byReviewerEmail"`
+	BySu          string `db:"bySuperuserEmail"`
+	RevertRv      string `db:"revertReviewerEmail"`
+	RevertSu      string `db:"revertSuperuserEmail"`
 }
 
 // ReviewState is revision id of org as its reviewers' page draws it at now
 // (enrichment.ReviewStateOf): one query, the revision with its
 // organization's policy.
 func (s *Review) ReviewState(org enrichment.Org, id string, now time.Time) (enrichment.ReviewState, error) {
-	cols := make([]string, 0, len(revisionColumns)+5)
+	cols := make([]string, 0, len(revisionColumns))
 	for _, c := range revisionColumns {
 		cols = append(cols, "r.[["+c+"]]")
 	}
-	cols = append(cols, "o.[[proposalTtlDays]]", "o.[[requireReason]]", "r.[[revertedBy]]",
-		"COALESCE(rv.[[email]], '') AS reviewerEmail", "COALESCE(su.[[email]], '') AS superuserEmail")
 	var row reviewStateRow
-	err := s.db().Select(cols...).From(schema.Revisions+" r").
-		InnerJoin(schema.Organizations+" o", dbx.NewExp("o.[[id]] = r.[[organization]]")).
-		LeftJoin(schema.Reviewers+" rv", dbx.NewExp("rv.[[id]] = r.[[revertedBy]] AND r.[[revertedBy]] != ''")).
-		LeftJoin(core.CollectionNameSuperusers+" su", dbx.NewExp("su.[[id]] = r.[[revertedBy]] AND r.[[revertedBy]] != ''")).
-		Where(dbx.HashExp{"r.id": id, "r.organization": string(org)}).One(&row)
+	err := s.db().NewQuery(`SELECT ` + strings.Join(cols, ", ") + `, o.[[proposalTtlDays]], o.[[requireReason]], r.[[reviewer]], r.[[revertedBy]], ` +
+		actorColumns("by") + `, ` + actorColumns("revert") + `
+		FROM {{` + schema.Revisions + `}} AS r INNER JOIN {{` + schema.Organizations + `}} AS o ON o.[[id]] = r.[[organization]]` +
+		actorJoins("reviewer", "by") + actorJoins("revertedBy", "revert") + `
+		WHERE r.[[id]] = {:id} AND r.[[organization]] = {:org}`).Bind(dbx.Params{"id": id, "org": string(org)}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return enrichment.ReviewState{}, enrichment.NotFound("revision")
 	}
@@ -61,7 +48,12 @@ func (s *Review) ReviewState(org enrichment.Org, id string, now time.Time) (enri
 	}
 	policy := enrichment.ReviewPolicy{TTLDays: row.TTL, RequireReason: row.RequireReason}
 	state := enrichment.ReviewStateOf(row.recorded(), row.Created.Time(), policy, now)
-	state.RevertedBy = row.revertedBy()
+	if row.Reviewer != "" {
+		state.Reviewer = deciderOf(row.Reviewer, row.ByRv, row.BySu).Name()
+	}
+	if row.RevertedBy != "" {
+		state.RevertedBy = deciderOf(row.RevertedBy, row.RevertRv, row.RevertSu).Name()
+	}
 	return state, nil
 }
 

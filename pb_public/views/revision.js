@@ -337,25 +337,29 @@ function closedNote(rev) {
   } else if (rev.status === 'reverted') {
     // note: a rollback keeps the acceptance's reviewedAt and reviewer; it has its own time and author
     parts.push(`This revision was reverted on ${when(rev.revertedAt)} by ${who(reviewOf(rev).revertedBy)}`);
-    if (rev.reviewedAt) parts.push(`, after ${who(rev.reviewer)} accepted it on ${when(rev.reviewedAt)}`);
+    if (rev.reviewedAt) parts.push(`, after ${who(reviewOf(rev).reviewer)} accepted it on ${when(rev.reviewedAt)}`);
     parts.push('.');
   } else {
     const which = rev.status === 'accepted' && rev.approvedFields?.length ? ` (${rev.approvedFields.join(', ')})` : '';
-    parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${who(rev.reviewer)}.`);
+    parts.push(`This revision was ${rev.status}${which} on ${when(rev.reviewedAt || rev.closedAt)} by ${who(reviewOf(rev).reviewer)}.`);
     if (rev.reason) parts.push(` Reason: ${api.reasonLabel(rev.reason)}.`);
     if (rev.comment) parts.push(' Comment: “', rev.comment, '”');
   }
   return h('p', { class: `decided st-${rev.status}`, role: 'status', id: 'closed-note' }, parts);
 }
 
-// who names a decision's reviewer for people: "reviewer:EMAIL" is EMAIL,
-// "superuser:EMAIL" EMAIL (superuser); anything else as it is.
-function who(reviewer) {
-  const [kind, ...rest] = String(reviewer || '').split(':');
-  const name = rest.join(':');
-  if (kind === 'reviewer' && name) return name;
-  if (kind === 'superuser' && name) return `${name} (superuser)`;
-  return reviewer || 'someone';
+// who names a decider for people, from the name the review state gives
+// (the revision's own reviewer and revertedBy hold record ids):
+// "reviewer:EMAIL" is EMAIL, "superuser:EMAIL" EMAIL (superuser), "policy"
+// a trust policy, "system" the service; anything else as it is.
+function who(name) {
+  const [kind, ...rest] = String(name || '').split(':');
+  const email = rest.join(':');
+  if (kind === 'reviewer' && email) return email;
+  if (kind === 'superuser' && email) return `${email} (superuser)`;
+  if (kind === 'policy') return 'a trust policy';
+  if (kind === 'system') return 'the service';
+  return name || 'someone';
 }
 
 function decisionButtons(rev, product, pending) {
