@@ -78,13 +78,17 @@ func Register(app core.App) {
 			answerable := slices.Concat(routes, mcpRows)
 			for _, r := range routes {
 				limit := r.bodyLimit()
+				handler := r.Handler
+				if r.Method == http.MethodGet {
+					handler = definesNoBody(handler)
+				}
 				if r.Reviewer {
 					// note: outside the key's group; PocketBase's token auth
-					se.Router.Route(r.Method, Prefix+r.Path, r.Handler).
+					se.Router.Route(r.Method, Prefix+r.Path, handler).
 						Bind(apis.RequireAuth(schema.Reviewers, core.CollectionNameSuperusers), jsonBody(), apis.BodyLimit(limit))
 					continue
 				}
-				g.Route(r.Method, r.Path, r.Handler).
+				g.Route(r.Method, r.Path, handler).
 					Bind(requireScope(r.Scope), jsonBody(), apis.BodyLimit(limit), apiBodies(bodies, limit))
 			}
 			// note: no key needed to learn that a path or method does not exist;
@@ -100,6 +104,17 @@ func Register(app core.App) {
 			return se.Next()
 		},
 	})
+}
+
+// definesNoBody has a GET route, which reads no body, refuse one's members
+// as every route refuses those it does not define (readNoBody), before h.
+func definesNoBody(h func(*core.RequestEvent) error) func(*core.RequestEvent) error {
+	return func(e *core.RequestEvent) error {
+		if err := readNoBody(e); err != nil {
+			return err
+		}
+		return h(e)
+	}
 }
 
 // unroutable answers a request that no route took: 405 with Allow when the

@@ -59,26 +59,32 @@ func TestUndefinedMembersRefused(t *testing.T) {
 		{"submission, option", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","attributes":[{"attribute":"Color","detail":"Teal","option":{"optionId":1,"weight":2}}]}]}`, "items.0.attributes.0.option.weight"},
 		{"submission, source", submissions, submitKey, "", `{"items":[{"sku":"SKU-1","name":"Refused","sources":[{"field":"name","url":"https://maker.example/","Quote":"x"}]}]}`, "items.0.sources.0.Quote"},
 	}
-	deletions := []struct{ what, url, key, token, body, member string }{
-		{"claim release", "/api/enrichment/review/claims/" + pending, "", reviewer, `{"force":true}`, "force"},
-		{"webhook deletion", "/api/enrichment/webhooks/" + store.FormatID(hook.ID), submitKey, "", `{"cascade":true}`, "cascade"},
+	// routes that define no body: deletions, and every GET route
+	noBody := []struct{ method, what, url, key, token, body, member string }{
+		{http.MethodDelete, "claim release", "/api/enrichment/review/claims/" + pending, "", reviewer, `{"force":true}`, "force"},
+		{http.MethodDelete, "webhook deletion", "/api/enrichment/webhooks/" + store.FormatID(hook.ID), submitKey, "", `{"cascade":true}`, "cascade"},
+		{http.MethodGet, "export", "/api/enrichment/products", readKey, "", `{"foo":1}`, "foo"},
+		{http.MethodGet, "gaps", "/api/enrichment/gaps", readKey, "", `{"Page":2}`, "Page"},
+		{http.MethodGet, "the reviewers' queue", "/api/enrichment/review/queue", "", reviewer, `{"sort":"age-desc"}`, "sort"},
 	}
-	for i, c := range append(cases, deletions...) {
-		req := request
-		credential := c.key
-		if c.token != "" {
-			req, credential = requestAuth, c.token
+	refused := func(method, what, url, key, token, body, member string) {
+		t.Helper()
+		req, credential := request, key
+		if token != "" {
+			req, credential = requestAuth, token
 		}
-		method := http.MethodPost
-		if i >= len(cases) {
-			method = http.MethodDelete
+		res := req(h, method, url, credential, body)
+		got := res.Body.String()
+		if res.Code != 400 || !strings.Contains(got, `"`+member+`":{"code":"validation_unknown_member"`) ||
+			!strings.Contains(got, member[strings.LastIndex(member, ".")+1:]) {
+			t.Errorf("%s: %d %s; want 400 naming %s", what, res.Code, got, member)
 		}
-		res := req(h, method, c.url, credential, c.body)
-		body := res.Body.String()
-		if res.Code != 400 || !strings.Contains(body, `"`+c.member+`":{"code":"validation_unknown_member"`) ||
-			!strings.Contains(body, c.member[strings.LastIndex(c.member, ".")+1:]) {
-			t.Errorf("%s: %d %s; want 400 naming %s", c.what, res.Code, body, c.member)
-		}
+	}
+	for _, c := range cases {
+		refused(http.MethodPost, c.what, c.url, c.key, c.token, c.body, c.member)
+	}
+	for _, c := range noBody {
+		refused(c.method, c.what, c.url, c.key, c.token, c.body, c.member)
 	}
 	if got := k.status(accepted); got != enrichment.StatusAccepted {
 		t.Errorf("the accepted revision is %s: a refused rollback changed it", got)
@@ -104,6 +110,13 @@ func TestUndefinedMembersRefused(t *testing.T) {
 		"option":{"optionId":1,"unit":null,"priority":1,"dataType":"STRING","showOnWebsite":true}}]}]}`
 	if res := request(h, http.MethodPost, submissions+"?dryRun=true", submitKey, echo); res.Code != 200 || !strings.Contains(res.Body.String(), `"CREATED"`) {
 		t.Errorf("an attribute as the export shows it: %d %s", res.Code, res.Body)
+	}
+
+	// a GET with an empty body, or an empty object, is answered
+	for _, body := range []string{"", "{}", " \n"} {
+		if res := request(h, http.MethodGet, "/api/enrichment/products?pageSize=1", readKey, body); res.Code != 200 {
+			t.Errorf("GET with the body %q: %d %s", body, res.Code, res.Body)
+		}
 	}
 
 	// an item's unknown field is still ignored, not refused
