@@ -6,6 +6,7 @@
 package enrichment
 
 import (
+	"encoding/json/v2"
 	"fmt"
 	"strconv"
 )
@@ -63,6 +64,16 @@ func ConfidenceBand(confidence int) string {
 	}
 }
 
+// StatedConfidence is a stored revision's confidence as the vendor stated
+// it: nil when the submission gave none, which the store keeps as 0 with
+// no band (a number column is never null).
+func StatedConfidence(confidence int, band string) *int {
+	if band == "" {
+		return nil
+	}
+	return &confidence
+}
+
 // Text limits of stored fields, in characters.
 const (
 	MaxNameLength        = 200    // template, option, brand and client names; SKU; externalId; brand slug
@@ -80,6 +91,25 @@ type Org string
 // MaxID is the largest id the API exposes: 2^53-1, the largest integer a
 // JSON number holds exactly.
 const MaxID = 1<<53 - 1
+
+// IDText is an id as a JSON body gives it (or, where names are allowed, a
+// name): a string, or the JSON integer the API shows ids as; either way
+// its text, which the caller checks.
+type IDText string
+
+func (v *IDText) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = IDText(s)
+		return nil
+	}
+	var id int64
+	if err := json.Unmarshal(b, &id); err != nil {
+		return fmt.Errorf("want an id as a string or an integer, got %s", b)
+	}
+	*v = IDText(strconv.FormatInt(id, 10))
+	return nil
+}
 
 // ParseID reads an id where it crosses into the service (a request's
 // parameter, a record's id): a decimal integer in 1..MaxID, else an error.

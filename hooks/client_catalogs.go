@@ -2,8 +2,6 @@ package hooks
 
 import (
 	"encoding/json/v2"
-	"fmt"
-	"strconv"
 
 	"github.com/catalog-enrichment/enrichment/apierror"
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -60,9 +58,9 @@ func resolveCatalog(app core.App, r *core.Record, stored enrichment.Selection) (
 	var sel enrichment.Selection
 	if raw := r.GetString("catalog"); raw != "" && raw != "null" {
 		var given struct {
-			Templates  []idOrName `json:"templates"`
-			Brands     []idOrName `json:"brands"`
-			Categories []idOrName `json:"categories"`
+			Templates  []enrichment.IDText `json:"templates"` // a name, or an id
+			Brands     []enrichment.IDText `json:"brands"`
+			Categories []enrichment.IDText `json:"categories"`
 		}
 		if err := json.Unmarshal([]byte(raw), &given, json.RejectUnknownMembers(true)); err != nil {
 			msg := "The catalog must be an object of templates, brands and categories, each a list of names or ids."
@@ -79,26 +77,8 @@ func resolveCatalog(app core.App, r *core.Record, stored enrichment.Selection) (
 	return resolved, nil
 }
 
-// idOrName is a selection's entry as given: a name, or an id as a string or
-// as the JSON integer the API shows it as.
-type idOrName string
-
-func (v *idOrName) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*v = idOrName(s)
-		return nil
-	}
-	var id int64
-	if err := json.Unmarshal(b, &id); err != nil {
-		return fmt.Errorf("want a name or an id, got %s", b)
-	}
-	*v = idOrName(strconv.FormatInt(id, 10))
-	return nil
-}
-
 // asStrings is the entries as the selection stores them.
-func asStrings(entries []idOrName) []string {
+func asStrings(entries []enrichment.IDText) []string {
 	if entries == nil {
 		return nil
 	}

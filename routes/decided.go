@@ -16,7 +16,7 @@ var decidedRoutes = []route{
 
 // reviewDecided answers the history of decisions: the organization's
 // decided revisions, newest decision first, a page at a time, filtered by
-// reviewer (a reviewer's id, or me), decidedBy, client and the window
+// reviewer (a reviewer's or superuser's id, or me), decidedBy, client and the window
 // since < reviewedAt < until (docs/api.md).
 func reviewDecided(e *core.RequestEvent) error {
 	orgs, err := reviewedOrgs(e)
@@ -51,7 +51,7 @@ func reviewDecided(e *core.RequestEvent) error {
 	case "me":
 		q.Reviewer = hooks.Actor(e.Auth)
 	default:
-		if err := store.New(e.App).Review().FindReviewer(orgs, reviewer); err != nil {
+		if err := store.New(e.App).Review().FindDecider(orgs, reviewer); err != nil {
 			return notFoundOr(e, "find a reviewer", err)
 		}
 		q.Reviewer = reviewer

@@ -78,6 +78,8 @@ func TestDecidedHistory(t *testing.T) {
 			want: []string{item(revs[0]), `"applied":["name"]`, `"totalElements":1`}, absent: []string{item(revs[1])}},
 		{name: "reviewer=Bob's id", url: decidedURL + "?reviewer=" + bobID, token: ann, status: 200,
 			want: []string{item(revs[1]), `"status":"rejected"`, `"applied":[]`, `"totalElements":1`}, absent: []string{item(revs[0])}},
+		{name: "reviewer=the superuser's id, as the items show it", url: decidedURL + "?reviewer=" + fixture.SuperuserID(t, app), token: ann, status: 200,
+			want: []string{item(subm), `"totalElements":1`}, absent: []string{item(revs[0])}},
 		{name: "a reviewer of B is not found", url: decidedURL + "?reviewer=" + otherID, token: ann, status: 404,
 			want: []string{"No such reviewer"}, absent: []string{item(bRev)}},
 		{name: "client", url: decidedURL + "?client=" + store.FormatID(f.A.Clients["submit"]), token: ann, status: 200,

@@ -93,7 +93,7 @@ func reviewDecisionsByFilter(e *core.RequestEvent, orgs []enrichment.Org, req de
 	byOrg := map[enrichment.Org][]groupDecision{}
 	for _, r := range selected {
 		byOrg[enrichment.Org(r.Org)] = append(byOrg[enrichment.Org(r.Org)],
-			groupDecision{ID: r.ID, Status: req.Status, Reason: req.Reason, Comment: req.Comment})
+			groupDecision{ID: enrichment.IDText(r.ID), Status: req.Status, Reason: req.Reason, Comment: req.Comment})
 	}
 	ordered := make([]enrichment.Org, 0, len(byOrg))
 	for org := range byOrg {

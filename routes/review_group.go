@@ -105,11 +105,11 @@ type decisionsRequest struct {
 // groupDecision is the decision on one revision: the fields a records API
 // update would send. Those left out keep their stored values.
 type groupDecision struct {
-	ID             string    `json:"id"`
-	Status         string    `json:"status"`
-	ApprovedFields *[]string `json:"approvedFields"`
-	Reason         *string   `json:"reason"`
-	Comment        *string   `json:"comment"`
+	ID             enrichment.IDText `json:"id"` // as a string or the integer the API shows`
+	Status         string            `json:"status"`
+	ApprovedFields *[]string         `json:"approvedFields"`
+	Reason         *string           `json:"reason"`
+	Comment        *string           `json:"comment"`
 	// objects keyed by field or "attributes.NAME", as on the record
 	Corrections  jsontext.Value `json:"corrections"`
 	FieldReasons jsontext.Value `json:"fieldReasons"`
@@ -120,7 +120,7 @@ type groupDecision struct {
 func (d groupDecision) decision() store.SetDecision {
 	corrections, _ := enrichment.ParseObject("corrections", d.Corrections)
 	fieldReasons, _ := enrichment.ParseObject("fieldReasons", d.FieldReasons)
-	return store.SetDecision{Revision: d.ID, Decision: enrichment.Decision{Status: d.Status,
+	return store.SetDecision{Revision: string(d.ID), Decision: enrichment.Decision{Status: d.Status,
 		ApprovedFields: deref(d.ApprovedFields), Reason: deref(d.Reason), Comment: deref(d.Comment),
 		Corrections: corrections, FieldReasons: fieldReasons}}
 }
@@ -143,12 +143,12 @@ func (r decisionsRequest) validate() error {
 	for i, d := range r.Decisions {
 		at := fmt.Sprintf("decisions.%d.", i)
 		switch {
-		case !isID(d.ID):
+		case !isID(string(d.ID)):
 			errs[at+"id"] = validation.NewError("validation_invalid_id", "must be a record id")
-		case seen[d.ID]:
+		case seen[string(d.ID)]:
 			errs[at+"id"] = validation.NewError("validation_duplicate", "names a revision decided earlier in the request")
 		}
-		seen[d.ID] = true
+		seen[string(d.ID)] = true
 		if d.Status != enrichment.StatusAccepted && d.Status != enrichment.StatusRejected {
 			errs[at+"status"] = validation.NewError("validation_in_invalid", "must be accepted or rejected")
 		}
@@ -221,7 +221,7 @@ func reviewDecisions(e *core.RequestEvent) error {
 	}
 	ids := make([]string, len(req.Decisions))
 	for i, d := range req.Decisions {
-		ids[i] = d.ID
+		ids[i] = string(d.ID)
 	}
 	orgOf, err := store.New(e.App).Review().RevisionOrgs(orgs, ids)
 	if err != nil {
@@ -230,9 +230,9 @@ func reviewDecisions(e *core.RequestEvent) error {
 	out := decisionsResponse{Results: make([]decisionResult, 0, len(req.Decisions))}
 	stopped := false
 	for start := 0; start < len(req.Decisions); {
-		org := orgOf[req.Decisions[start].ID]
+		org := orgOf[string(req.Decisions[start].ID)]
 		end := start + 1
-		for end < len(req.Decisions) && orgOf[req.Decisions[end].ID] == org {
+		for end < len(req.Decisions) && orgOf[string(req.Decisions[end].ID)] == org {
 			end++
 		}
 		run := req.Decisions[start:end]
@@ -241,11 +241,11 @@ func reviewDecisions(e *core.RequestEvent) error {
 		switch {
 		case stopped:
 			for _, d := range run {
-				results = append(results, decisionResult{ID: d.ID, Outcome: outcomeSkipped})
+				results = append(results, decisionResult{ID: string(d.ID), Outcome: outcomeSkipped})
 			}
 		case org == "": // none the identity may see
 			for _, d := range run {
-				results = append(results, decisionResult{ID: d.ID, Outcome: outcomeRefused, Error: router.NewNotFoundError("", nil)})
+				results = append(results, decisionResult{ID: string(d.ID), Outcome: outcomeRefused, Error: router.NewNotFoundError("", nil)})
 			}
 		default:
 			if results, err = decideRun(e, org, run, req.StopOnFailure); err != nil {

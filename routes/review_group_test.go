@@ -177,6 +177,11 @@ func TestReviewDecisions(t *testing.T) {
 			want: []string{`"decisions.0.id":{"code":"validation_invalid_id"`}},
 		{name: "a revision twice", method: http.MethodPost, url: decisionsURL, token: reviewerA, body: accept(ours[0], ours[0]), status: 400,
 			want: []string{`"decisions.1.id":{"code":"validation_duplicate"`}},
+		{name: "a revision twice, once as an integer", method: http.MethodPost, url: decisionsURL, token: reviewerA,
+			body: `{"decisions":[{"id":"` + ours[0] + `","status":"accepted"},{"id":` + ours[0] + `,"status":"accepted"}]}`, status: 400,
+			want: []string{`"decisions.1.id":{"code":"validation_duplicate"`}},
+		{name: "an id neither string nor integer", method: http.MethodPost, url: decisionsURL, token: reviewerA,
+			body: `{"decisions":[{"id":1.5,"status":"accepted"}]}`, status: 400, want: []string{`"decisions.0.id":{"code":"validation_invalid_type"`}},
 		{name: "no status", method: http.MethodPost, url: decisionsURL, token: reviewerA, body: `{"decisions":[{"id":"1"}]}`, status: 400,
 			want: []string{`"decisions.0.status":{"code":"validation_in_invalid"`}},
 		{name: "a list of statuses", method: http.MethodPost, url: decisionsURL, token: reviewerA, body: `{"decisions":[{"id":"1","status":["accepted"]}]}`, status: 400,
@@ -190,7 +195,7 @@ func TestReviewDecisions(t *testing.T) {
 	// refused one (a reason where all is applied) stops nothing
 	body := `{"decisions":[{"id":"` + ours[0] + `","status":"accepted","comment":"Thanks"},` +
 		`{"id":"` + ours[1] + `","status":"accepted","reason":"other"},` +
-		`{"id":"` + ours[2] + `","status":"rejected","reason":"off_brand","comment":"Not ours"}]}`
+		`{"id":` + ours[2] + `,"status":"rejected","reason":"off_brand","comment":"Not ours"}]}` // the id as the integer the API shows
 	res := requestAuth(h, http.MethodPost, decisionsURL, reviewerA, body)
 	for _, want := range []string{`"decided":2,"refused":1,"skipped":0`,
 		`{"id":"` + ours[0] + `","outcome":"decided","revision":{"id":"` + ours[0] + `","status":"accepted","approvedFields":["name"],"reviewedAt":"`,

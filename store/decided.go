@@ -36,7 +36,7 @@ type DecidedItem struct {
 	ID             string        `json:"id"`
 	SKU            string        `json:"sku"`
 	Status         string        `json:"status"`
-	Confidence     int           `json:"confidence"`
+	Confidence     *int          `json:"confidence"` // null when submitted without
 	Created        string        `json:"created"`
 	ReviewedAt     string        `json:"reviewedAt"`
 	DecidedBy      string        `json:"decidedBy"`
@@ -188,6 +188,7 @@ type decidedRow struct {
 	SKU         string         `db:"sku"`
 	Status      string         `db:"status"`
 	Confidence  int            `db:"confidence"`
+	Band        string         `db:"confidenceBand"`
 	Created     types.DateTime `db:"created"`
 	ReviewedAt  types.DateTime `db:"reviewedAt"`
 	Reviewer    string         `db:"reviewer"`
@@ -211,7 +212,7 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 		return []DecidedItem{}, nil
 	}
 	var rows []decidedRow
-	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[status]], r.[[confidence]], r.[[created]],
+	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[status]], r.[[confidence]], r.[[confidenceBand]], r.[[created]],
 			r.[[reviewedAt]], r.[[reviewer]], r.[[decidedBy]], r.[[policy]], r.[[approvedFields]], r.[[reason]], r.[[comment]], r.[[proposed]], r.[[apiClient]], r.[[product]],
 			p.[[name]] AS [[productName]], COALESCE(c.[[name]], '') AS [[clientName]], ` + actorColumns("by") + `
 		FROM {{` + schema.Revisions + `}} AS r` + actorJoins("reviewer", "by") + `
@@ -228,7 +229,7 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	slices.SortFunc(rows, func(a, b decidedRow) int { return at[a.RowID] - at[b.RowID] })
 	items := make([]DecidedItem, 0, len(rows))
 	for _, r := range rows {
-		it := DecidedItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: r.Confidence, Created: apiTime(r.Created),
+		it := DecidedItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: enrichment.StatedConfidence(r.Confidence, r.Band), Created: apiTime(r.Created),
 			ReviewedAt: apiTime(r.ReviewedAt), DecidedBy: decidedOf(r), Reviewer: deciderOf(r.Reviewer, r.ReviewerRv, r.ReviewerSu), Policy: r.Policy,
 			ApprovedFields: decodeStrings(r.Approved), Reason: r.Reason, Comment: r.Comment, Proposed: r.Proposed,
 			APIClient: r.APIClient, Product: r.Product, Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}
@@ -242,12 +243,14 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	return items, nil
 }
 
-// FindReviewer is nil when one of orgs has the reviewer with that record
-// id, and not found otherwise.
-func (s *Review) FindReviewer(orgs []enrichment.Org, reviewer string) error {
+// FindDecider is nil when reviewer is the record id of a reviewer of one
+// of orgs or of a superuser (who decides for every organization), and not
+// found otherwise.
+func (s *Review) FindDecider(orgs []enrichment.Org, reviewer string) error {
 	var n int
-	err := s.db().Select("COUNT(*)").From(schema.Reviewers).Where(dbx.HashExp{"id": reviewer}).
-		AndWhere(dbx.NewExp(sqlparts.InList("organization", "orgs"), dbx.Params{"orgs": sqlparts.InValues(orgs)})).Row(&n)
+	err := s.db().NewQuery(`SELECT (SELECT COUNT(*) FROM {{` + schema.Reviewers + `}} WHERE [[id]] = {:id} AND ` +
+		sqlparts.InList("organization", "orgs") + `) + (SELECT COUNT(*) FROM {{` + core.CollectionNameSuperusers + `}} WHERE [[id]] = {:id})`).
+		Bind(dbx.Params{"id": reviewer, "orgs": sqlparts.InValues(orgs)}).Row(&n)
 	if err != nil {
 		return fmt.Errorf("reviewer %s: %w", reviewer, err)
 	}
