@@ -16,13 +16,20 @@ const reviewKey = "review"
 
 // registerRevisionReview adds the review state to every revision the
 // records API or realtime sends to a reviewer of its organization or to a
-// superuser; API clients never read revisions there.
+// superuser (API clients never read revisions there), and shows a
+// confidence that was never given as null.
 func registerRevisionReview(app core.App) {
 	app.OnRecordEnrich(schema.Revisions).Bind(&hook.Handler[*core.RecordEnrichEvent]{
 		Id: "enrichmentRevisionReview",
 		Func: func(e *core.RecordEnrichEvent) error {
 			if err := e.Next(); err != nil {
 				return err
+			}
+			// note: a number column is never null, so a revision submitted
+			// without confidence stores 0 with no band; it is shown null,
+			// as the API shows it (only the answer's copy is changed)
+			if e.Record.GetString("confidenceBand") == "" {
+				e.Record.SetRaw("confidence", nil)
 			}
 			org := e.Record.GetString("organization")
 			if !reviewsFor(e.RequestInfo, org) {

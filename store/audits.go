@@ -65,14 +65,11 @@ func (s *Trust) Audits(orgs []enrichment.Org, page, pageSize int) (enrichment.Pa
 	items := make([]AuditItem, len(rows))
 	for i, r := range rows {
 		it := AuditItem{ID: sqlparts.StoredID(r.ID), Organization: sqlparts.StoredID(r.Org), APIClient: sqlparts.StoredID(r.Client), Policy: sqlparts.StoredID(r.Policy),
-			SKU: r.SKU, Status: r.Status, ApprovedFields: decodeStrings(r.ApprovedFields), ReviewedAt: apiTime(r.ReviewedAt), Audit: r.Audit}
+			SKU: r.SKU, Status: r.Status, ApprovedFields: decodeStrings(r.ApprovedFields), ReviewedAt: apiTime(r.ReviewedAt), Audit: r.Audit,
+			Confidence: enrichment.StatedConfidence(r.Confidence, r.Band)}
 		if r.Product != "" {
 			id := sqlparts.StoredID(r.Product)
 			it.ProductID = &id
-		}
-		if r.Band != "" {
-			c := r.Confidence
-			it.Confidence = &c
 		}
 		items[i] = it
 	}

@@ -110,10 +110,7 @@ func (w *setWriter) countForTrust(rev *setRow, p *setProduct, mask enrichment.Fi
 	if p != nil {
 		template = p.Template
 	}
-	var confidence *int
-	if rev.Band != "" {
-		confidence = &rev.Confidence
-	}
+	confidence := enrichment.StatedConfidence(rev.Confidence, rev.Band)
 	counted := enrichment.CountedFields(mask, decodeStrings(rev.Superseded))
 	w.trust.add(rev.Client, template, confidence, counted, mask.Clean(), w.now)
 }

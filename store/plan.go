@@ -31,7 +31,7 @@ type PlanItem struct {
 	ID             string   `json:"id"`
 	SKU            string   `json:"sku"`
 	Status         string   `json:"status"`
-	Confidence     int      `json:"confidence"`
+	Confidence     *int     `json:"confidence"`     // null when submitted without
 	ConfidenceBand string   `json:"confidenceBand"` // "" when submitted without confidence
 	Created        string   `json:"created"`
 	APIClient      string   `json:"apiClient"`
@@ -172,6 +172,6 @@ func (r planRow) item(fields []string) PlanItem {
 	if fields == nil {
 		fields = []string{}
 	}
-	return PlanItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: r.Confidence, ConfidenceBand: r.ConfidenceBand,
+	return PlanItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: enrichment.StatedConfidence(r.Confidence, r.ConfidenceBand), ConfidenceBand: r.ConfidenceBand,
 		Created: apiTime(r.Created), APIClient: r.APIClient, ClientName: r.ClientName, Product: r.Product, Fields: fields}
 }

@@ -63,7 +63,7 @@ type QueueQuery struct {
 type QueueItem struct {
 	ID               string        `json:"id"`
 	SKU              string        `json:"sku"`
-	Confidence       int           `json:"confidence"`
+	Confidence       *int          `json:"confidence"` // null when submitted without
 	ConfidenceBand   string        `json:"confidenceBand"`
 	Created          string        `json:"created"`
 	Status           string        `json:"status"`
@@ -383,7 +383,7 @@ func (s *Review) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int
 	slices.SortFunc(rows, func(a, b queueRow) int { return at[a.RowID] - at[b.RowID] })
 	items := make([]QueueItem, 0, len(rows))
 	for _, r := range rows {
-		it := QueueItem{ID: r.ID, SKU: r.SKU, Confidence: r.Confidence, ConfidenceBand: r.ConfidenceBand,
+		it := QueueItem{ID: r.ID, SKU: r.SKU, Confidence: enrichment.StatedConfidence(r.Confidence, r.ConfidenceBand), ConfidenceBand: r.ConfidenceBand,
 			Created: apiTime(r.Created), Status: r.Status, Proposed: r.Proposed, SupersededFields: r.Superseded,
 			APIClient: r.APIClient, Product: r.Product, Rivals: rivals[r.Product],
 			Expand: QueueExpand{APIClient: &named{ID: r.APIClient, Name: r.ClientName}}}

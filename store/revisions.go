@@ -148,10 +148,7 @@ func (r revisionRow) item() enrichment.RevisionItem {
 		id := sqlparts.StoredID(r.Product)
 		it.ProductID = &id
 	}
-	if r.ConfidenceBand != "" {
-		c := r.Confidence
-		it.Confidence = &c
-	}
+	it.Confidence = enrichment.StatedConfidence(r.Confidence, r.ConfidenceBand)
 	if r.SupersededBy != "" {
 		id := sqlparts.StoredID(r.SupersededBy)
 		it.SupersededBy = &id

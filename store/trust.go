@@ -165,10 +165,7 @@ func (s *Trust) CountAudit(org enrichment.Org, revision string, confirmed bool, 
 	if err != nil {
 		return fmt.Errorf("read revision %s to count its audit: %w", revision, err)
 	}
-	var confidence *int
-	if row.Band != "" {
-		confidence = &row.Confidence
-	}
+	confidence := enrichment.StatedConfidence(row.Confidence, row.Band)
 	counted := enrichment.CountedFields(enrichment.FieldMask(row.Mask), decodeStrings(row.Superseded))
 	right := 0
 	if confirmed {

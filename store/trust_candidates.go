@@ -112,11 +112,8 @@ func qualifies(p Policy, r candidateRow) bool {
 		return false
 	}
 	c := enrichment.Candidate{Template: r.Template, Proposed: proposed.Names(), Issues: r.Issues, Competing: r.Competing,
-		PolicyFields: p.Fields, MinConfidence: p.MinConfidence, PolicyTemplate: p.Template}
-	if r.Band != "" {
-		conf := r.Confidence
-		c.Confidence = &conf
-	}
+		PolicyFields: p.Fields, MinConfidence: p.MinConfidence, PolicyTemplate: p.Template,
+		Confidence: enrichment.StatedConfidence(r.Confidence, r.Band)}
 	ok, _ := enrichment.Qualifies(c)
 	return ok
 }
