@@ -165,6 +165,12 @@ func TestRealtimeFollowsServiceWrites(t *testing.T) {
 		t.Errorf("A's reviewer on a revision superseded at once: %v", got)
 	}
 
+	// one superseded by a later item of its own batch: its create carries
+	// its state, and its update follows
+	both := submitted(t, h, key, submitURL, `{"sku":"SKU-M-BLUE","name":"Batch one"}`, `{"sku":"SKU-M-BLUE","name":"Batch two"}`)
+	expectEvents(t, "A's reviewer", reviewerA, "create "+id(both[0])+" superseded", "create "+id(both[1])+" pending",
+		"update "+id(both[0])+" superseded")
+
 	// B's reviewer: the first revision message is B's own, none of A's before it
 	b := submitted(t, h, f.B.Keys["submit"], submitURL, `{"sku":"SKU-1","name":"B live"}`)
 	expectEvents(t, "B's reviewer", reviewerB, "create "+id(b[0])+" pending")

@@ -97,7 +97,7 @@ func (s *Proposals) Submit(org enrichment.Org, client int64, proposals []enrichm
 			return nil, err
 		}
 	}
-	var changed []int64 // older revisions the batch superseded, wholly or in part
+	var changed []int64 // revisions the batch superseded, wholly or in part
 	err = s.Transaction(func(tx *Store) error {
 		if len(rows) > 0 {
 			if err := tx.Proposals().roomForBatch(); err != nil {
@@ -302,11 +302,13 @@ func (s *Proposals) insertRevisions(org enrichment.Org, client int64, rows []new
 		if o.Status == enrichment.StatusSuperseded {
 			deltas.move(who, models[o.ID], o.Created, now, o.Status, "", "")
 		}
-		if o.Changed {
-			changed = append(changed, o.ID)
-		}
 	}
+	// note: a revision of this batch that a later item superseded is
+	// changed too: realtime sends its update after its create
 	for _, p := range slices.Concat(older, created) {
+		if p.Changed {
+			changed = append(changed, p.ID)
+		}
 		if p.Status == enrichment.StatusSuperseded {
 			superseded = append(superseded, p.ID)
 		}
