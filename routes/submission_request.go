@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/store"
@@ -189,7 +190,7 @@ func (r submissionRequest) validate() ([]enrichment.Proposal, string, validation
 	case r.items > maxItems:
 		return nil, "Submission exceeds the maximum of " + strconv.Itoa(maxItems) + " items.",
 			validation.Errors{"items": validation.NewError("validation_length_too_long", "must have at most 1000 items")}
-	case r.ExternalSubmissionID != nil && len(*r.ExternalSubmissionID) > maxExternalIDLen:
+	case r.ExternalSubmissionID != nil && utf8.RuneCountInString(*r.ExternalSubmissionID) > maxExternalIDLen:
 		return nil, "externalSubmissionId is too long.",
 			validation.Errors{"externalSubmissionId": validation.NewError("validation_length_too_long", "must be at most 255 characters")}
 	case r.badModel:
