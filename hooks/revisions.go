@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -114,17 +115,24 @@ func singleStrings(e *core.RecordRequestEvent) error {
 		return fmt.Errorf("read the decision of revision %s: %w", e.Record.Id, err)
 	}
 	errs := validation.Errors{}
+	refuse := func(key string) {
+		name, _ := fieldOfKey(key)
+		if i := slices.IndexFunc(singleStringFields, func(f string) bool { return strings.EqualFold(f, name) }); i >= 0 {
+			field := singleStringFields[i]
+			errs[field] = validation.NewError("validation_invalid_"+field, "Must be a single string.")
+		}
+	}
 	for key, value := range body {
-		name, modified := fieldOfKey(key)
-		i := slices.IndexFunc(singleStringFields, func(f string) bool { return strings.EqualFold(f, name) })
-		if i < 0 {
-			continue
+		if _, ok := value.(string); !ok {
+			refuse(key)
+		} else if _, modified := fieldOfKey(key); modified {
+			refuse(key)
 		}
-		if _, ok := value.(string); ok && !modified {
-			continue
-		}
-		field := singleStringFields[i]
-		errs[field] = validation.NewError("validation_invalid_"+field, "Must be a single string.")
+	}
+	// note: a form value and the @jsonPayload both setting one field are
+	// two values, of which PocketBase would keep the payload's in silence
+	for _, key := range sentTwice(e.Request.Form) {
+		refuse(key)
 	}
 	if len(errs) == 0 {
 		return nil
@@ -158,6 +166,35 @@ func submittedBody(r *http.Request) (map[string]any, error) {
 		return map[string]any{}, nil // PocketBase has refused what it could not read
 	}
 	return body, nil
+}
+
+// sentTwice names the fields that a multipart form sets in more than one
+// place: as a form value and in an @jsonPayload, or in two payloads.
+func sentTwice(form url.Values) []string {
+	places := map[string]int{}
+	for key := range form {
+		if key != router.JSONPayloadKey {
+			name, _ := fieldOfKey(key)
+			places[strings.ToLower(name)]++
+		}
+	}
+	for _, payload := range form[router.JSONPayloadKey] {
+		var fields map[string]any
+		if json.Unmarshal([]byte(payload), &fields) != nil {
+			continue
+		}
+		for key := range fields {
+			name, _ := fieldOfKey(key)
+			places[strings.ToLower(name)]++
+		}
+	}
+	var twice []string
+	for name, n := range places {
+		if n > 1 {
+			twice = append(twice, name)
+		}
+	}
+	return twice
 }
 
 // fieldOfKey names the field a body key sets and tells whether the key

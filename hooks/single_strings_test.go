@@ -27,7 +27,8 @@ func multipartBody(t testing.TB, fields ...[2]string) (string, map[string]string
 
 // TestDecisionSingleStrings: a decision's status, reason and audit are one
 // plain string in every form the records API takes (JSON, form values, a
-// multipart @jsonPayload, the + and - modifiers); anything else is 400
+// multipart @jsonPayload, the + and - modifiers); anything else, a form
+// value and the @jsonPayload both setting one included, is 400
 // naming the field, and the revision stays pending.
 func TestDecisionSingleStrings(t *testing.T) {
 	unchanged := func(t testing.TB, app *tests.TestApp, _ []byte) { pending(t, app, revFull) }
@@ -37,6 +38,9 @@ func TestDecisionSingleStrings(t *testing.T) {
 	twoReasons, twoReasonsType := multipartBody(t,
 		[2]string{"status", "rejected"}, [2]string{"reason", "inaccurate"}, [2]string{"reason", "duplicate"})
 	oneEach, oneEachType := multipartBody(t, [2]string{"status", "rejected"}, [2]string{"reason", "duplicate"})
+	formAndPayload, formAndPayloadType := multipartBody(t, [2]string{"@jsonPayload", `{"status":"rejected"}`}, [2]string{"status", "accepted"})
+	reasonFormAndPayload, reasonFormAndPayloadType := multipartBody(t,
+		[2]string{"@jsonPayload", `{"status":"rejected","Reason":"other"}`}, [2]string{"reason", "inaccurate"})
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	refused := func(name, body string, headers map[string]string, field string) call {
 		return call{name: name, url: revFull, as: reviewerA, body: body, headers: headers, status: 400,
@@ -55,6 +59,8 @@ func TestDecisionSingleStrings(t *testing.T) {
 		refused("status as a list in a multipart @jsonPayload", jsonPayload, jsonPayloadType, "status"),
 		refused("reason as a list in a multipart @jsonPayload", payloadReason, payloadReasonType, "reason"),
 		refused("reason twice in a multipart form", twoReasons, twoReasonsType, "reason"),
+		refused("status in a form value and in the @jsonPayload", formAndPayload, formAndPayloadType, "status"),
+		refused("reason in a form value and in the @jsonPayload", reasonFormAndPayload, reasonFormAndPayloadType, "reason"),
 		refused("status twice in a URL-encoded form", "status=rejected&status=accepted", form, "status"),
 		refused("status+ in a URL-encoded form", "status%2B=accepted", form, "status"),
 		{name: "one string each is a decision", url: revFull, as: reviewerA,
