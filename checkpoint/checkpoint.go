@@ -61,9 +61,10 @@ type Checkpointer struct {
 	stop    context.CancelFunc
 	done    chan struct{}
 
-	mu       sync.Mutex
-	stats    Stats
 	versions *dbversion.Watcher
+
+	mu    sync.Mutex
+	stats Stats
 	// the database's version at the last checkpoint, and whether that one
 	// copied the whole WAL: while both hold, there is nothing to do
 	lastVersion dbversion.Version
@@ -120,15 +121,26 @@ func (c *Checkpointer) run(ctx context.Context) {
 		// does an empty WAL (a writer starting it over, between its new header
 		// and its commit, moves the version once more)
 		version, err := c.versions.Version(ctx)
-		if mode == "PASSIVE" && err == nil && (version.EmptyLog() || c.complete && version == c.lastVersion) {
+		if mode == "PASSIVE" && err == nil && c.caughtUp(version) {
 			continue
 		}
 		complete, err := c.checkpoint(ctx, mode)
 		if err != nil && ctx.Err() == nil && c.opts.OnError != nil {
 			c.opts.OnError(mode, err)
 		}
+		c.mu.Lock()
 		c.lastVersion, c.complete = version, complete
+		c.mu.Unlock()
 	}
+}
+
+// caughtUp tells whether the database at version leaves nothing to copy:
+// its log is empty, or the last checkpoint copied all of it and nothing
+// was committed since.
+func (c *Checkpointer) caughtUp(version dbversion.Version) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return version.EmptyLog() || c.complete && version == c.lastVersion
 }
 
 // Checkpoint runs one checkpoint of mode (PASSIVE or TRUNCATE) now.
