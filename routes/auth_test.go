@@ -64,6 +64,8 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 	f := fixture.Get(t)
 	run(t, f, []call{
 		{name: "unknown path without key", url: "/api/enrichment/nope", status: 404, content: []string{`"status":404`}},
+		{name: "the prefix itself", url: "/api/enrichment", status: 404, content: []string{`"message":"No such endpoint."`}},
+		{name: "the prefix with its slash", url: "/api/enrichment/", status: 404, content: []string{`"status":404`}},
 		{name: "unknown path with key", url: "/api/enrichment/products/123", key: f.A.Keys["read"], status: 404,
 			content: []string{`"status":404`, `"message":"No such endpoint."`}},
 		{name: "GET on the POST-only lookup", url: "/api/enrichment/products/skus", key: f.A.Keys["read"], status: 405,

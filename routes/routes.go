@@ -99,6 +99,11 @@ func Register(app core.App) {
 				se.Router.Route(method, Prefix+"/{path...}", func(e *core.RequestEvent) error {
 					return unroutable(e, answerable)
 				})
+				// note: the prefix itself too, which the pattern above would
+				// otherwise redirect to Prefix+"/" (307)
+				se.Router.Route(method, Prefix, func(e *core.RequestEvent) error {
+					return e.NotFoundError("No such endpoint.", nil)
+				})
 				se.Router.Route(method, Prefix+"/openapi.json", openapiDocument) // no key; 405 unless GET
 			}
 			return se.Next()
