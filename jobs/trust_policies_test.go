@@ -59,6 +59,15 @@ func TestTrustPolicyRecords(t *testing.T) {
 		}
 	}
 
+	// a reviewer's create without the organization is told what is missing
+	for _, body := range []string{fmt.Sprintf(`{"apiClient":"%d","fields":["name"]}`, a.Clients["both"]),
+		fmt.Sprintf(`{"organization":"","apiClient":"%d","fields":["name"]}`, a.Clients["both"])} {
+		if rec := w.send(http.MethodPost, records, body); rec.Code != 400 ||
+			!strings.Contains(rec.Body.String(), `"organization":{"code":"validation_required"`) {
+			t.Errorf("a create without the organization: %d %s", rec.Code, rec.Body)
+		}
+	}
+
 	// ranges, each named
 	for _, c := range []struct{ body, field, message string }{
 		{`"minConfidence":101`, "minConfidence", "Must be a whole number from 0 to 100."},

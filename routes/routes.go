@@ -66,7 +66,8 @@ func Register(app core.App) {
 			if err != nil {
 				return fmt.Errorf("the MCP endpoint: %w", err)
 			}
-			se.Router.Bind(closeUnread(), compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL())
+			se.Router.Bind(closeUnread(), compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL(),
+				policyOrganizationNamed())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
 			mcpRows := mcpRoutes(mcp)
