@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"net/http"
@@ -29,7 +30,7 @@ func closeUnread() *hook.Handler[*core.RequestEvent] {
 		Id:       "enrichmentCloseUnread",
 		Priority: apis.DefaultLoadAuthTokenMiddlewarePriority - 1,
 		Func: func(e *core.RequestEvent) error {
-			if e.Request.ContentLength == 0 || e.Request.Body == nil || e.Request.Body == http.NoBody {
+			if !hasBody(e.Request) {
 				return e.Next()
 			}
 			header := e.Response.Header()
@@ -71,4 +72,65 @@ func (b *untilEnd) Close() error {
 		_ = b.conn.SetReadDeadline(clock.Wall())
 	}
 	return b.ReadCloser.Close()
+}
+
+// hasBody tells whether r declares a body (a length, or chunks).
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody
+}
+
+// definesNoBody has a GET route, which reads no body, refuse one's members
+// as every route refuses those it does not define (readNoBody). With a
+// body, the route answers into a buffer first: a refusal it makes (a 404,
+// say) goes out without the body read, as every early answer does, and
+// the answer it would give waits until the body is read and found empty.
+func definesNoBody(h func(*core.RequestEvent) error) func(*core.RequestEvent) error {
+	return func(e *core.RequestEvent) error {
+		if !hasBody(e.Request) {
+			return h(e)
+		}
+		sent := e.Response
+		held := &heldAnswer{header: http.Header{}}
+		e.Response = held
+		err := h(e)
+		e.Response = sent
+		if err != nil {
+			return err
+		}
+		if err := readNoBody(e); err != nil {
+			return err
+		}
+		return held.sendTo(sent)
+	}
+}
+
+// heldAnswer is an answer written and not yet sent.
+type heldAnswer struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (a *heldAnswer) Header() http.Header { return a.header }
+
+func (a *heldAnswer) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *heldAnswer) Write(p []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	a.body = append(a.body, p...)
+	return len(p), nil
+}
+
+// sendTo sends the answer held on w.
+func (a *heldAnswer) sendTo(w http.ResponseWriter) error {
+	for name, values := range a.header {
+		w.Header()[name] = values
+	}
+	w.WriteHeader(cmp.Or(a.status, http.StatusOK))
+	_, err := w.Write(a.body)
+	return err
 }

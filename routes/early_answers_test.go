@@ -41,6 +41,8 @@ func TestEarlyAnswersDoNotWaitForTheBody(t *testing.T) {
 		{"no such webhook to delete", "DELETE", "/api/enrichment/webhooks/99999", routes.KeyHeader + ": " + f.A.Keys["submit"] + "\r\n", 4096, 404},
 		{"no such revision to claim", "POST", "/api/enrichment/review/claims/99999999", reviewer, 4096, 404},
 		{"no such revision to release", "DELETE", "/api/enrichment/review/claims/99999999", reviewer, 4096, 404},
+		{"no such webhook's deliveries", "GET", "/api/enrichment/webhooks/99999/deliveries", routes.KeyHeader + ": " + f.A.Keys["submit"] + "\r\n", 4096, 404},
+		{"no such reviewer's history", "GET", "/api/enrichment/review/decided?reviewer=nobody", reviewer, 4096, 404},
 		{"too large", "POST", "/api/enrichment/products/submissions", routes.KeyHeader + ": " + f.A.Keys["submit"] + "\r\n", 64 << 20, 413},
 		{"not JSON", "POST", "/api/enrichment/products/submissions", routes.KeyHeader + ": " + f.A.Keys["submit"] +
 			"\r\nContent-Type: text/plain\r\n", 4096, 415},

@@ -112,17 +112,6 @@ func Register(app core.App) {
 	})
 }
 
-// definesNoBody has a GET route, which reads no body, refuse one's members
-// as every route refuses those it does not define (readNoBody), before h.
-func definesNoBody(h func(*core.RequestEvent) error) func(*core.RequestEvent) error {
-	return func(e *core.RequestEvent) error {
-		if err := readNoBody(e); err != nil {
-			return err
-		}
-		return h(e)
-	}
-}
-
 // unroutable answers a request that no route took: 405 with Allow when the
 // path exists under another method, 404 otherwise.
 func unroutable(e *core.RequestEvent, routes []route) error {
