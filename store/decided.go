@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -222,11 +221,7 @@ func (s *Review) decidedItems(rowIDs []int64) ([]DecidedItem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the decided revisions: %w", err)
 	}
-	at := make(map[int64]int, len(rowIDs))
-	for i, id := range rowIDs {
-		at[id] = i
-	}
-	slices.SortFunc(rows, func(a, b decidedRow) int { return at[a.RowID] - at[b.RowID] })
+	sortInOrder(rows, rowIDs, func(r decidedRow) int64 { return r.RowID })
 	items := make([]DecidedItem, 0, len(rows))
 	for _, r := range rows {
 		it := DecidedItem{ID: r.ID, SKU: r.SKU, Status: r.Status, Confidence: enrichment.StatedConfidence(r.Confidence, r.Band), Created: apiTime(r.Created),

@@ -125,11 +125,7 @@ func (a *announcer) send(created, updated []string) {
 				continue
 			}
 			// note: in the order announced (the query's is by text: 10 before 9)
-			order := make(map[string]int, len(chunk))
-			for i, id := range chunk {
-				order[id] = i
-			}
-			slices.SortFunc(records, func(x, y *core.Record) int { return order[x.Id] - order[y.Id] })
+			sortInOrder(records, chunk, func(r *core.Record) string { return r.Id })
 			for _, r := range records {
 				e := &core.ModelEvent{App: a.app, Context: context.Background(), Type: batch.kind}
 				e.Model = r

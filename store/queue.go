@@ -355,10 +355,6 @@ func (s *Review) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int
 	if len(rowIDs) == 0 {
 		return []QueueItem{}, nil
 	}
-	at := make(map[int64]int, len(rowIDs))
-	for i, id := range rowIDs {
-		at[id] = i
-	}
 	var rows []queueRow
 	err := s.db().NewQuery(`SELECT r.[[_rowid_]] AS [[rowID]], r.[[id]], r.[[sku]], r.[[confidence]], r.[[confidenceBand]], r.[[created]], r.[[status]],
 			r.[[proposed]], r.[[supersededFields]], r.[[apiClient]], r.[[product]],
@@ -380,7 +376,7 @@ func (s *Review) queueItems(orgs []enrichment.Org, rowIDs []int64, exclude []int
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(rows, func(a, b queueRow) int { return at[a.RowID] - at[b.RowID] })
+	sortInOrder(rows, rowIDs, func(r queueRow) int64 { return r.RowID })
 	items := make([]QueueItem, 0, len(rows))
 	for _, r := range rows {
 		it := QueueItem{ID: r.ID, SKU: r.SKU, Confidence: enrichment.StatedConfidence(r.Confidence, r.ConfidenceBand), ConfidenceBand: r.ConfidenceBand,

@@ -19,6 +19,16 @@ func sortByID[R identified](rows []R) {
 	slices.SortFunc(rows, func(a, b R) int { return cmp.Compare(sqlparts.StoredID(a.recordID()), sqlparts.StoredID(b.recordID())) })
 }
 
+// sortInOrder sorts rows into the order of keys, key naming each row's: a
+// query by a list of keys answers in an order of its own.
+func sortInOrder[R any, K comparable](rows []R, keys []K, key func(R) K) {
+	at := make(map[K]int, len(keys))
+	for i, k := range keys {
+		at[k] = i
+	}
+	slices.SortFunc(rows, func(a, b R) int { return at[key(a)] - at[key(b)] })
+}
+
 // unique sorts ids and drops repeats.
 func unique[T cmp.Ordered](ids []T) []T {
 	slices.Sort(ids)
