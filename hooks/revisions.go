@@ -123,9 +123,8 @@ func singleStrings(e *core.RecordRequestEvent) error {
 		}
 	}
 	for key, value := range body {
-		if _, ok := value.(string); !ok {
-			refuse(key)
-		} else if _, modified := fieldOfKey(key); modified {
+		_, modified := fieldOfKey(key)
+		if _, ok := value.(string); !ok || modified {
 			refuse(key)
 		}
 	}

@@ -17,15 +17,16 @@ import (
 // policy's "policy:ID" and the service's "system" stay. Down writes ids
 // back as names.
 func init() {
+	columns := []string{"reviewer", "auditedBy"}
 	m.Register(func(app core.App) error {
-		for _, column := range []string{"reviewer", "auditedBy"} {
+		for _, column := range columns {
 			if err := actorNamesToIDs(app, column); err != nil {
 				return err
 			}
 		}
 		return nil
 	}, func(app core.App) error {
-		for _, column := range []string{"reviewer", "auditedBy"} {
+		for _, column := range columns {
 			if err := actorIDsToNames(app, column); err != nil {
 				return err
 			}

@@ -105,7 +105,7 @@ type decisionsRequest struct {
 // groupDecision is the decision on one revision: the fields a records API
 // update would send. Those left out keep their stored values.
 type groupDecision struct {
-	ID             enrichment.IDText `json:"id"` // as a string or the integer the API shows`
+	ID             enrichment.IDText `json:"id"` // as a string or the integer the API shows
 	Status         string            `json:"status"`
 	ApprovedFields *[]string         `json:"approvedFields"`
 	Reason         *string           `json:"reason"`
