@@ -37,7 +37,7 @@ func changesList(e *core.RequestEvent) error {
 		errs["limit"] = validation.NewError("validation_out_of_range", "must be a whole number from 1 to 1000")
 	}
 	st := store.New(e.App)
-	horizon, head, err := st.Catalog().ChangesBounds()
+	horizon, head, err := st.Catalog().ChangesBounds(org)
 	if err != nil {
 		return internalError(e, "read the change feed", err)
 	}
@@ -45,7 +45,7 @@ func changesList(e *core.RequestEvent) error {
 	if raw := values.Get("after"); raw != "" {
 		c, ok := parseCursor(raw, org)
 		switch {
-		case !ok || c.seq > head: // note: past the newest change, no cursor this feed issued
+		case !ok || c.seq > head: // note: past the organization's newest change, no cursor this feed issued
 			errs["after"] = validation.NewError("validation_invalid_cursor", "must be a cursor this feed returned as next")
 		case clock.Now(e.App).Sub(c.issued) > store.ChangesRetention || c.seq < horizon:
 			return e.Error(http.StatusGone, "This cursor is older than the 30 days the change feed is kept: "+

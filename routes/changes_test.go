@@ -156,6 +156,24 @@ func TestChangeFeed(t *testing.T) {
 	stale := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.A.Org, clock.Now(app).Add(-31*24*time.Hour).UnixMilli())))
 	ofB := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:1:%d", f.B.Org, clock.Now(app).UnixMilli())))
 	ahead := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:99999999:%d", f.A.Org, clock.Now(app).UnixMilli())))
+	// B's change is the newest of all: a cursor of A's at it is refused as
+	// any other past A's own newest, so that A cannot count B's changes
+	bRec, err := app.FindRecordById("products", store.FormatID(f.B.Products["SKU-1"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bRec.Set("name", "B's second rename")
+	save(bRec)
+	var aHead, head int64
+	if err := app.DB().NewQuery("SELECT MAX(seq) FROM _enrichment_changes WHERE organization = {:org}").
+		Bind(dbx.Params{"org": string(f.A.Org)}).Row(&aHead); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.DB().NewQuery("SELECT MAX(seq) FROM _enrichment_changes").Row(&head); err != nil || head <= aHead {
+		t.Fatalf("the newest change %d, A's %d: %v", head, aHead, err)
+	}
+	atB := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:%d:%d", f.A.Org, head, clock.Now(app).UnixMilli())))
+	atA := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("c1:%s:%d:%d", f.A.Org, aHead, clock.Now(app).UnixMilli())))
 	for _, c := range []struct {
 		name, query, key string
 		status           int
@@ -166,6 +184,8 @@ func TestChangeFeed(t *testing.T) {
 		{"a cursor of 31 days", "?after=" + stale, key, 410, "export the catalog again"},
 		{"another organization's cursor", "?after=" + ofB, key, 400, `"after":{`},
 		{"a cursor past the newest change", "?after=" + ahead, key, 400, `"after":{`},
+		{"a cursor at another organization's newest change", "?after=" + atB, key, 400, `"after":{`},
+		{"a cursor at the organization's newest change", "?after=" + atA, key, 200, `"items":[]`},
 		{"not a cursor", "?after=12", key, 400, `"after":{`},
 		{"limit 0", "?limit=0", key, 400, `"limit":{`},
 		{"limit 1001", "?limit=1001", key, 400, `"limit":{`},

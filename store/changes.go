@@ -200,18 +200,20 @@ func (s *Catalog) measureChanges(org enrichment.Org, items []enrichment.Change) 
 	})
 }
 
-// ChangesBounds are the change feed's horizon, the last sequence number
+// ChangesBounds are org's change feed's horizon, the last sequence number
 // purged (a reader positioned before it may have missed changes), and its
-// head, the number of the newest change of any organization (the horizon
-// when every change was purged): no cursor the feed issued is past it.
-func (s *Catalog) ChangesBounds() (horizon, head int64, err error) {
+// head, the number of org's newest change (the horizon when it has none
+// left): no cursor the feed issued to org is past it. note: org's own,
+// not the newest of any organization, which would let a client count
+// other organizations' changes by the cursors refused.
+func (s *Catalog) ChangesBounds(org enrichment.Org) (horizon, head int64, err error) {
 	var b struct {
 		Horizon int64 `db:"horizon"`
 		Head    int64 `db:"head"`
 	}
 	err = s.db().NewQuery(`SELECT [[purged]] AS [[horizon]],
-		MAX(COALESCE((SELECT MAX([[seq]]) FROM {{` + schema.ChangesTable + `}}), 0), [[purged]]) AS [[head]]
-		FROM {{` + schema.ChangesHorizonTable + `}}`).One(&b)
+		MAX(COALESCE((SELECT MAX([[seq]]) FROM {{` + schema.ChangesTable + `}} WHERE [[organization]] = {:org}), 0), [[purged]]) AS [[head]]
+		FROM {{` + schema.ChangesHorizonTable + `}}`).Bind(dbx.Params{"org": string(org)}).One(&b)
 	if err != nil {
 		return 0, 0, fmt.Errorf("read the change feed's horizon and head: %w", err)
 	}
