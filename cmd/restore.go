@@ -43,37 +43,36 @@ func restoreCommand(app core.App, runsHere bool) *cobra.Command {
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if from == "" {
-				return fmt.Errorf("--from is required: the replica's URL, as in %s", replica.URLEnv)
-			}
-			var at time.Time
-			if timestamp != "" {
-				var err error
-				if at, err = time.Parse(time.RFC3339Nano, timestamp); err != nil {
-					return fmt.Errorf("--timestamp %q: want RFC 3339, e.g. 2026-11-23T14:05:00Z", timestamp)
-				}
-			}
 			dir := app.DataDir()
 			if !checked {
 				// note: the folder is cleared below; only a folder found empty may be
 				return fmt.Errorf("restore did not see %s before it was opened; run it as its own command", dir)
 			}
-			// note: what PocketBase created in the empty folder makes way
+			// note: what PocketBase created in the empty folder makes way,
+			// and a restore refused or failed leaves the folder as it was
 			if err := app.ClearBootstrap(); err != nil {
 				return fmt.Errorf("close the new data folder: %w", err)
 			}
 			if err := clearFolder(dir); err != nil {
 				return err
 			}
-			started := time.Now()
-			restored, err := replica.Restore(c.Context(), from, filepath.Join(dir, "data.db"), at)
-			if err != nil {
+			leave := func(err error) error {
 				if clearErr := clearFolder(dir); clearErr != nil {
-					err = errors.Join(err, clearErr)
-				} else if !folderExisted {
+					return errors.Join(err, clearErr)
+				}
+				if !folderExisted {
 					_ = os.Remove(dir)
 				}
 				return err
+			}
+			at, err := restoreMoment(from, timestamp, time.Now())
+			if err != nil {
+				return leave(err)
+			}
+			started := time.Now()
+			restored, err := replica.Restore(c.Context(), from, filepath.Join(dir, "data.db"), at)
+			if err != nil {
+				return leave(err)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "Restored data.db (%s) into %s in %s: the state of %s.\nStart it with: enrichment serve --dir %s\n",
 				humanize.Bytes(uint64(restored.Bytes)), dir, time.Since(started).Round(time.Millisecond),
@@ -84,6 +83,28 @@ func restoreCommand(app core.App, runsHere bool) *cobra.Command {
 	c.Flags().StringVar(&from, "from", "", "the replica's URL: file:///path or s3://bucket/path[?endpoint=URL&region=R]")
 	c.Flags().StringVar(&timestamp, "timestamp", "", "restore the state at this moment (RFC 3339) instead of the latest")
 	return c
+}
+
+// restoreMoment checks restore's flags: the replica's URL is required,
+// and the moment, when given, is RFC 3339 and not after now (a replica
+// holds no state of the future; restoring its latest instead would hide a
+// mistyped year). It answers the zero time for the latest state.
+func restoreMoment(from, timestamp string, now time.Time) (time.Time, error) {
+	if from == "" {
+		return time.Time{}, fmt.Errorf("--from is required: the replica's URL, as in %s", replica.URLEnv)
+	}
+	if timestamp == "" {
+		return time.Time{}, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, timestamp)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--timestamp %q: want RFC 3339, e.g. 2026-11-23T14:05:00Z", timestamp)
+	}
+	if at.After(now) {
+		return time.Time{}, fmt.Errorf("--timestamp %s is in the future (now is %s): name a past moment, or leave it out for the latest state",
+			timestamp, now.UTC().Format(time.RFC3339))
+	}
+	return at, nil
 }
 
 // emptyFolder checks that dir is an empty folder or does not exist, and

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -75,6 +76,33 @@ func TestReplicaSurvivesLostMachine(t *testing.T) {
 	if after := folderState(t, dir); after != before {
 		t.Errorf("a refused restore changed the folder:\n%s\nbecame\n%s", before, after)
 	}
+	// refused flags leave a new folder uncreated and an empty one empty
+	parent := t.TempDir()
+	for _, c := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"no --from", "--from is required", nil},
+		{"a timestamp not RFC 3339", "want RFC 3339", []string{"--from", url, "--timestamp", "yesterday"}},
+		{"a timestamp in the future", "in the future", []string{"--from", url, "--timestamp", time.Now().AddDate(1, 0, 0).UTC().Format(time.RFC3339)}},
+	} {
+		fresh, empty := filepath.Join(parent, "new"), filepath.Join(parent, "empty")
+		if err := os.MkdirAll(empty, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range []string{fresh, empty} {
+			if _, errOut, err := cliResult(dir, append([]string{"restore"}, c.args...)...); err == nil || !strings.Contains(errOut, c.want) {
+				t.Errorf("restore with %s into %s: %v %s", c.name, filepath.Base(dir), err, errOut)
+			}
+		}
+		if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("restore with %s created the new folder: %v", c.name, err)
+		}
+		if entries, err := os.ReadDir(empty); err != nil || len(entries) > 0 {
+			t.Errorf("restore with %s left %d entries in the empty folder: %v", c.name, len(entries), err)
+		}
+	}
+
 	restored := t.TempDir()
 	started := time.Now()
 	out := cli(t, restored, "restore", "--from", url)
