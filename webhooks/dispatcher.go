@@ -66,6 +66,12 @@ type Dispatcher struct {
 // terminates.
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(e *core.ServeEvent) error {
+		// note: a SecretKeyEnv refused stops the start with its reason,
+		// rather than failing each webhook's creation with a 500; the
+		// KeyFile is still made on first use
+		if err := checkKeyEnv(); err != nil {
+			return fmt.Errorf("webhook secrets: %w", err)
+		}
 		d, err := NewDispatcher(app)
 		if err != nil {
 			return err

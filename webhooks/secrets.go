@@ -63,10 +63,10 @@ func keyringOf(app core.App) (*Keyring, error) {
 // making that file (readable by its owner only) when it does not exist.
 func LoadKeyring(dataDir string) (*Keyring, error) {
 	var key []byte
+	if err := checkKeyEnv(); err != nil {
+		return nil, err
+	}
 	if env := os.Getenv(SecretKeyEnv); env != "" {
-		if len(env) < 32 {
-			return nil, fmt.Errorf("%s must have at least 32 characters", SecretKeyEnv)
-		}
 		sum := sha256.Sum256([]byte(env))
 		key = sum[:]
 	} else {
@@ -84,6 +84,14 @@ func LoadKeyring(dataDir string) (*Keyring, error) {
 		return nil, fmt.Errorf("webhook secrets key: %w", err)
 	}
 	return &Keyring{aead: aead}, nil
+}
+
+// checkKeyEnv refuses a SecretKeyEnv that is set but too short.
+func checkKeyEnv() error {
+	if env := os.Getenv(SecretKeyEnv); env != "" && len(env) < 32 {
+		return fmt.Errorf("%s must have at least 32 characters", SecretKeyEnv)
+	}
+	return nil
 }
 
 // fileKey reads a key file, or writes a new random one.
