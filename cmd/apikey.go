@@ -17,7 +17,7 @@ import (
 )
 
 func apikeyCommand(app core.App) *cobra.Command {
-	cmd := &cobra.Command{Use: "apikey", Short: "Issue, list, rotate and revoke API keys"}
+	cmd := group("apikey", "Issue, list, rotate and revoke API keys")
 	cmd.AddCommand(apikeyCreate(app), apikeyList(app), apikeyRotate(app), apikeyRevoke(app), apikeySelect(app))
 	return cmd
 }

@@ -29,6 +29,20 @@ func Commands(app core.App, args []string) []*cobra.Command {
 	}
 }
 
+// group is a command that only holds subcommands. Run alone it prints its
+// help; run with anything else (a mistyped subcommand) it fails, where
+// cobra would print the help and exit 0, so that `apikey revoek 5` in a
+// script does not pass for done.
+func group(use, short string) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs, SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for %q (see %s --help)", args[0], c.CommandPath(), c.CommandPath())
+			}
+			return c.Help()
+		}}
+}
+
 // migrated runs pending migrations: PocketBase runs them on serve only.
 func migrated(app core.App) error {
 	if err := app.RunAllMigrations(); err != nil {

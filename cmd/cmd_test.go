@@ -512,3 +512,29 @@ func TestRestoreNeedsTheFolderChecked(t *testing.T) {
 		t.Errorf("the folder was cleared: %v", err)
 	}
 }
+
+// A mistyped subcommand of a group fails (cobra printed the group's help
+// and exited 0); the group alone prints its help.
+func TestUnknownSubcommandsFail(t *testing.T) {
+	app := fixture.Empty(t)
+	for _, args := range [][]string{{"org", "bogus"}, {"apikey", "revoek", "5"}, {"metrics", "bogus"}} {
+		root := &cobra.Command{Use: "app"}
+		root.AddCommand(orgCommand(app), apikeyCommand(app), metricsCommand(app))
+		var out bytes.Buffer
+		root.SetArgs(args)
+		root.SetOut(&out)
+		root.SetErr(&out)
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("unknown command %q for \"app %s\"", args[1], args[0])) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	root := &cobra.Command{Use: "app"}
+	root.AddCommand(apikeyCommand(app))
+	var out bytes.Buffer
+	root.SetArgs([]string{"apikey"})
+	root.SetOut(&out)
+	if err := root.Execute(); err != nil || !strings.Contains(out.String(), "Available Commands") {
+		t.Errorf("apikey alone: %v %s", err, out.String())
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 func metricsCommand(app core.App) *cobra.Command {
-	metrics := &cobra.Command{Use: "metrics", Short: "Maintain the acceptance metrics' counters"}
+	metrics := group("metrics", "Maintain the acceptance metrics' counters")
 	var org string
 	recount := &cobra.Command{
 		Use:   "recount [--org ORG_ID]",

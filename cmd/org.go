@@ -11,7 +11,7 @@ import (
 )
 
 func orgCommand(app core.App) *cobra.Command {
-	org := &cobra.Command{Use: "org", Short: "Manage merchant organizations"}
+	org := group("org", "Manage merchant organizations")
 
 	var name string
 	var asJSON bool
