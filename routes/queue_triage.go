@@ -71,10 +71,13 @@ func readTriageText(values url.Values, q *store.QueueQuery, errs validation.Erro
 			errs["brand"] = validation.NewError("validation_invalid_id", "must be a brand id")
 		}
 	}
+	// note: an empty model is refused, not read as no filter, as the
+	// metrics read it: in a group decision's filter it would widen the
+	// rejection to every model
 	for name, text := range map[string]*string{"model": &q.Model, "modelVersion": &q.ModelVersion} {
 		*text = values.Get(name)
-		if *text != "" && !enrichment.ValidModelText(*text) {
-			errs[name] = validation.NewError("validation_length_too_long", fmt.Sprintf("must be at most %d characters", enrichment.MaxModelTextLength))
+		if values.Has(name) && !enrichment.ValidModelText(*text) {
+			errs[name] = validation.NewError("validation_invalid_model", fmt.Sprintf("must be 1 to %d characters", enrichment.MaxModelTextLength))
 		}
 	}
 	for name, text := range map[string]*string{"category": &q.Category, "q": &q.Text} {
