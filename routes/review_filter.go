@@ -36,14 +36,22 @@ func filterValues(filter map[string]any, errs validation.Errors) url.Values {
 			errs[at] = validation.NewError("validation_unknown_filter", "is not one of the queue's filters")
 			continue
 		}
+		// note: a member without a value is refused, where the queue reads
+		// an empty parameter as none: here it would widen the rejection to
+		// every value of that filter
 		switch x := v.(type) {
 		case string:
+			if x == "" {
+				errs[at] = validation.NewError("validation_required", "must not be empty: leave the filter out to select every value")
+				continue
+			}
 			values.Set(name, x)
 		case float64:
 			values.Set(name, strconv.FormatFloat(x, 'f', -1, 64))
 		case bool:
 			values.Set(name, strconv.FormatBool(x))
 		case nil:
+			errs[at] = validation.NewError("validation_required", "must not be null: leave the filter out to select every value")
 		default:
 			errs[at] = validation.NewError("validation_invalid_type", "must be a string, number or boolean")
 		}
