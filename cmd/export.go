@@ -55,6 +55,10 @@ func exportCommand(app core.App) *cobra.Command {
 // exportToFile writes name through write, into a temporary file beside it
 // that replaces name once complete.
 func exportToFile(name string, write func(w io.Writer) (int, error)) (int, error) {
+	// note: checked first, as the rename would fail only after the whole export
+	if info, err := os.Stat(name); err == nil && info.IsDir() {
+		return 0, fmt.Errorf("%s is a folder: name the file to write, e.g. %s", name, filepath.Join(name, "catalog.json"))
+	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", name, err)

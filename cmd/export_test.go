@@ -55,6 +55,7 @@ func TestExportCommand(t *testing.T) {
 		{[]string{"export", file}, "--org must be an organization id"},
 		{[]string{"export", "--org", org, "--format", "xml", filepath.Join(dir, "x.xml")}, `unknown catalog format "xml"`},
 		{[]string{"export", "--org", org, filepath.Join(dir, "no-such-dir", "x.json")}, "create"},
+		{[]string{"export", "--org", org, dir}, "is a folder: name the file to write"},
 	} {
 		if r := runExportCommand(app, c.args...); r.err == nil || !strings.Contains(r.err.Error(), c.want) {
 			t.Errorf("%v: got %v, want %q", c.args, r.err, c.want)
