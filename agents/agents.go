@@ -40,7 +40,8 @@ type Answer struct {
 type Caller func(ctx context.Context, client enrichment.Client, c Call) Answer
 
 // SessionTimeout closes a session that has made no request for this long;
-// an agent that comes back later starts a new one (its client reconnects).
+// an agent that comes back later gets 404 and connects again (the official
+// SDKs report "session not found" and leave the new connection to it).
 const SessionTimeout = 30 * time.Minute
 
 // Handler is the MCP endpoint.

@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -268,5 +269,28 @@ func TestAgentRateLimit(t *testing.T) {
 	call[any](t, session, schemas, agents.ToolGetTemplates, map[string]any{})
 	if err := session.Close(); err != nil {
 		t.Errorf("the session's end with the bucket empty: %v", err)
+	}
+}
+
+// Arguments as JSON Schema reads them: a whole number written with a
+// fraction or an exponent is the integer the schemas ask for, and a null
+// argument is one not given, beside skus too.
+func TestAgentArgumentsReadAsTheSchemasSay(t *testing.T) {
+	f := fixture.Get(t)
+	s := serve(t, f)
+	session := connect(t, s.endpoint, "Authorization", f.A.Keys["both"])
+	schemas := outputSchemas(t, session)
+	for _, size := range []string{"2.0", "2e0", "0.2e1"} {
+		gaps := call[page[gap]](t, session, schemas, agents.ToolListGaps, map[string]any{"pageSize": json.RawMessage(size), "page": json.RawMessage("0.0")})
+		if len(gaps.Items) != 2 || gaps.TotalElements < 3 {
+			t.Errorf("pageSize %s: %d items of %d", size, len(gaps.Items), gaps.TotalElements)
+		}
+	}
+	if got := refused(t, session, agents.ToolListGaps, map[string]any{"pageSize": json.RawMessage("2.5")}); !strings.Contains(got, "Invalid pageSize") {
+		t.Errorf("pageSize 2.5: %q", got)
+	}
+	found := call[page[product]](t, session, schemas, agents.ToolFindProducts, map[string]any{"skus": []string{"SKU-1"}, "page": nil, "query": nil})
+	if len(found.Items) != 1 || found.Items[0].SKU != "SKU-1" {
+		t.Errorf("skus with null arguments beside: %+v", found.Items)
 	}
 }

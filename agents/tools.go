@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"encoding/json/jsontext"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
@@ -123,8 +125,10 @@ var tools = []tool{{
 			q, err := query(args, slices.DeleteFunc(names, func(n string) bool { return n == "skus" })...)
 			return Call{Method: http.MethodGet, Path: "/products", Query: q}, err
 		}
-		if len(args) > 1 {
-			return Call{}, badInput("Give skus alone, without query, modifiedSince, page or pageSize: skus answers one page of up to 50 products.")
+		for name, raw := range args {
+			if name != "skus" && string(bytes.TrimSpace(raw)) != "null" { // note: null is an argument not given
+				return Call{}, badInput("Give skus alone, without query, modifiedSince, page or pageSize: skus answers one page of up to 50 products.")
+			}
 		}
 		body, err := json.Marshal(map[string]json.RawMessage{"skus": skus})
 		return Call{Method: http.MethodPost, Path: "/products/skus", Body: body}, err
@@ -244,7 +248,9 @@ func unknownArgument(name string, takes []string) error {
 }
 
 // scalar is a JSON string's text or a number's literal ("" for null); ok is
-// false for anything else.
+// false for anything else. A number written with a fraction or an exponent
+// whose value is whole (2.0, 1e2) is given as that integer, as JSON Schema
+// counts it one (the tools' schemas say integer; the routes read digits).
 func scalar(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	switch {
@@ -256,9 +262,29 @@ func scalar(raw json.RawMessage) (string, bool) {
 		var s string
 		return s, json.Unmarshal(raw, &s) == nil
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		return string(raw), json.Valid(raw)
+		if !json.Valid(raw) {
+			return "", false
+		}
+		return wholeNumber(string(raw)), true
 	}
 	return "", false
+}
+
+// maxExactWhole is the largest whole number a float64 holds exactly (2^53).
+const maxExactWhole = 1 << 53
+
+// wholeNumber is a valid JSON number literal as an integer's digits when
+// it has a fraction or an exponent and its value is whole (and exact in a
+// float64); otherwise the literal as it is.
+func wholeNumber(literal string) string {
+	if !strings.ContainsAny(literal, ".eE") {
+		return literal
+	}
+	f, err := strconv.ParseFloat(literal, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExactWhole {
+		return literal
+	}
+	return strconv.FormatInt(int64(f), 10)
 }
 
 // handler runs the tool: its arguments become the route's request, the
