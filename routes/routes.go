@@ -67,7 +67,7 @@ func Register(app core.App) {
 				return fmt.Errorf("the MCP endpoint: %w", err)
 			}
 			se.Router.Bind(closeUnread(), compressAnswers(), meterBodies(bodies, idle), serverBodies(bodies), redactKeyInURL(),
-				policyOrganizationNamed())
+				policyOrganizationNamed(), reviewerEmailChangeRefused())
 			g := se.Router.Group(Prefix)
 			g.Bind(requireAPIKey(limiter), readOnce())
 			mcpRows := mcpRoutes(mcp)

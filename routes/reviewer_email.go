@@ -1,0 +1,27 @@
+package routes
+
+import (
+	"net/http"
+
+	"github.com/catalog-enrichment/enrichment/schema"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// reviewerEmailChangeRefused answers PocketBase's request-email-change of
+// the reviewers' collection with a 403: a superuser changes a reviewer's
+// email. The stock route checks that the new address is free among every
+// organization's reviewers before anything else, so its answer told a
+// reviewer which addresses other organizations' reviewers use.
+func reviewerEmailChangeRefused() *hook.Handler[*core.RequestEvent] {
+	const path = "/api/collections/" + schema.Reviewers + "/request-email-change"
+	return &hook.Handler[*core.RequestEvent]{
+		Id: "enrichmentReviewerEmailChangeRefused",
+		Func: func(e *core.RequestEvent) error {
+			if e.Request.Method != http.MethodPost || e.Request.URL.Path != path {
+				return e.Next()
+			}
+			return e.ForbiddenError("A reviewer's email is changed by a superuser, in the dashboard.", nil)
+		},
+	}
+}
