@@ -2,6 +2,7 @@ package routes
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/core"
@@ -14,11 +15,19 @@ import (
 // organization's reviewers before anything else, so its answer told a
 // reviewer which addresses other organizations' reviewers use.
 func reviewerEmailChangeRefused() *hook.Handler[*core.RequestEvent] {
-	const path = "/api/collections/" + schema.Reviewers + "/request-email-change"
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "enrichmentReviewerEmailChangeRefused",
 		Func: func(e *core.RequestEvent) error {
-			if e.Request.Method != http.MethodPost || e.Request.URL.Path != path {
+			if e.Request.Method != http.MethodPost {
+				return e.Next()
+			}
+			rest, found := strings.CutPrefix(e.Request.URL.Path, "/api/collections/")
+			named, changes := strings.CutSuffix(rest, "/request-email-change")
+			if !found || !changes || strings.Contains(named, "/") {
+				return e.Next()
+			}
+			// note: the route takes the collection's id as well as its name
+			if c, err := e.App.FindCachedCollectionByNameOrId(named); err != nil || c.Name != schema.Reviewers {
 				return e.Next()
 			}
 			return e.ForbiddenError("A reviewer's email is changed by a superuser, in the dashboard.", nil)
