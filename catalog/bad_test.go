@@ -120,6 +120,7 @@ func TestImportRefusesMalformedJSON(t *testing.T) {
 		{"trailing data", "{\"products\": []}\n{}", "line 2, column 1: unexpected data after the catalog object"},
 		{"duplicate key", `{"products": [{"sku": "A", "sku": "B"}]}`, "line 1, column 28: duplicate object member name in products[0].sku"},
 		{"invalid UTF-8", "{\"products\": [{\"sku\": \"\xff\"}]}", "line 1, column 24: invalid UTF-8"},
+		{"after a byte-order mark, columns past it", "\xef\xbb\xbf{\"products\": [{\"sku\": \"\xff\"}]}", "line 1, column 24: invalid UTF-8"},
 	} {
 		_, err := Import(app, org, strings.NewReader(c.file), Options{})
 		ce := asCatalogError(t, err)
@@ -130,5 +131,17 @@ func TestImportRefusesMalformedJSON(t *testing.T) {
 	}
 	if after := snapshot(t, app); after != before {
 		t.Errorf("the database changed")
+	}
+}
+
+// A JSON catalog saved with a UTF-8 byte-order mark (Windows editors) is
+// read as without it, as a Shopify CSV is.
+func TestImportReadsPastAByteOrderMark(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Acme Retail")
+	file := "\xef\xbb\xbf" + `{"products": [{"sku": "BOM-1", "name": "Marked", "slug": "marked", "active": true}]}`
+	res, err := Import(app, org, strings.NewReader(file), Options{})
+	if err != nil || res.Created != 1 {
+		t.Fatalf("import after a BOM: %+v %v", res, err)
 	}
 }

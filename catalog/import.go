@@ -74,6 +74,7 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 	default:
 		return Result{}, fmt.Errorf("unknown catalog format %q (want %s or %s)", opts.Format, FormatJSON, FormatShopifyCSV)
 	}
+	r = withoutBOM(r)
 	lr := newLineReader(r)
 	bar := newProgress(opts.Progress, opts.Size)
 	var res Result

@@ -25,8 +25,18 @@ import (
 // one handle cannot hold the import's memory.
 const maxHandleRows = 10_000
 
-// utf8BOM starts the files that spreadsheets save as "CSV UTF-8".
+// utf8BOM starts the files that spreadsheets save as "CSV UTF-8", and
+// those of some Windows editors.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// withoutBOM is r past a UTF-8 byte-order mark, if it starts with one.
+func withoutBOM(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM)) // note: cannot fail after a Peek of as many bytes
+	}
+	return br
+}
 
 // shopifyRow is one row of the file (the cells the import reads, see
 // shopifyColumns.project), the line it starts on and, on a handle's first
@@ -47,6 +57,9 @@ type shopifyReader struct {
 	group  []shopifyRow
 	handle string
 	index  int
+	// done: the line of each handle's first row, for the handles whose
+	// rows ended, so that one coming back later is refused
+	done map[string]int
 }
 
 // readShopify reads a Shopify product CSV from r and sends its products
@@ -78,15 +91,9 @@ func (d *decoder) readShopify(r io.Reader) error {
 	return nil
 }
 
-// openShopify skips a byte-order mark and reads the header row.
+// openShopify reads the header row (Import has skipped a byte-order mark).
 func (d *decoder) openShopify(r io.Reader) (*shopifyReader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
-		if _, err := br.Discard(len(utf8BOM)); err != nil {
-			return nil, fmt.Errorf("read catalog: %w", err)
-		}
-	}
-	cr := csv.NewReader(br)
+	cr := csv.NewReader(r)
 	cr.ReuseRecord = true // note: rows keep copies of the few cells read
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
@@ -98,11 +105,19 @@ func (d *decoder) openShopify(r io.Reader) (*shopifyReader, error) {
 	if err := invalidUTF8(cr, header); err != nil {
 		return nil, err
 	}
+	// note: lines that end in a bare CR (an old Mac format) read as one
+	// header row and no product, which with --deactivate-missing would
+	// deactivate the whole catalog
+	for i, h := range header {
+		if strings.ContainsRune(h, '\r') {
+			return nil, &Error{Line: 1, Column: i + 1, Msg: "the lines end in a bare carriage return (CR, an old Mac format): save the file as \"CSV UTF-8\", whose lines end in LF or CRLF"}
+		}
+	}
 	cols, cerr := shopifyHeader(slices.Clone(header))
 	if cerr != nil {
 		return nil, cerr
 	}
-	return &shopifyReader{d: d, cr: cr, cols: cols, width: len(header)}, nil
+	return &shopifyReader{d: d, cr: cr, cols: cols, width: len(header), done: map[string]int{}}, nil
 }
 
 // row takes the next row of the file: a handle's rows are kept until the
@@ -125,6 +140,10 @@ func (sr *shopifyReader) row(rec []string) error {
 			return err
 		}
 	}
+	if first, again := sr.done[h]; again {
+		return &Error{Path: "Handle", Line: line, Msg: fmt.Sprintf(
+			"handle %q again, after other handles (its rows began on line %d): the rows of one handle must follow each other", h, first)}
+	}
 	if len(sr.group) == maxHandleRows {
 		return &Error{Path: "Handle", Line: line, Msg: fmt.Sprintf("more than %d rows of handle %q", maxHandleRows, h)}
 	}
@@ -146,6 +165,7 @@ func (sr *shopifyReader) emit() error {
 	if err != nil {
 		return err
 	}
+	sr.done[sr.handle] = sr.group[0].line
 	d := sr.d
 	for k := range hp.products {
 		if d.chunk == nil {

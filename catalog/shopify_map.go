@@ -100,12 +100,21 @@ func shopifyHeader(header []string) (*shopifyColumns, *Error) {
 		}
 	}
 	labels := map[string]int{}
+	keys := map[string]int{} // NS.KEY: the column that has it
 	for i, h := range header {
 		if n := normalized(h); strings.HasPrefix(n, "variant ") && n != normalized(colVariantImage) && at[n] == i {
 			c.variant = append(c.variant, i)
 		}
 		if m := metafieldColumn.FindStringSubmatch(strings.TrimSpace(h)); m != nil {
-			c.metafields = append(c.metafields, metafield{col: i, label: m[1], key: m[2] + "." + m[3]})
+			key := m[2] + "." + m[3]
+			// note: the export writes one column per metafield, so a second
+			// one's values would be lost on the way back
+			if first, twice := keys[key]; twice {
+				return nil, &Error{Line: 1, Column: i + 1, Msg: fmt.Sprintf("metafield %s has two columns (%q and %q): Shopify keeps one value per metafield",
+					key, strings.TrimSpace(header[first]), strings.TrimSpace(h))}
+			}
+			keys[key] = i
+			c.metafields = append(c.metafields, metafield{col: i, label: m[1], key: key})
 			labels[m[1]]++
 		}
 	}
@@ -321,9 +330,19 @@ func (h *handleFamily) variants(variants []shopifyRow) (handleProducts, error) {
 		memory: make([]string, 0, len(variants))}
 	var master string
 	seen := make(map[string]int, len(variants))
+	told := make(map[string]int, len(variants)) // option values: the variant's line
 	for i, v := range variants {
 		p := h.base
 		opts := c.options(v.cells, h.names)
+		// note: Shopify tells a product's variants apart by their option
+		// values alone; two with the same ones (none, say) would be
+		// exported as rows Shopify refuses
+		key := optionValues(opts)
+		if prev, same := told[key]; same {
+			return handleProducts{}, &Error{Path: "Option1 Value", Line: v.line, Msg: fmt.Sprintf(
+				"a variant of handle %q with the same option values as line %d: Shopify tells a product's variants apart by them", h.handle, prev)}
+		}
+		told[key] = v.line
 		p.Attributes = append(append(make([]Attribute, 0, len(opts)+len(h.base.Attributes)), opts...), h.base.Attributes...)
 		sku := cell(v.cells, c.sku)
 		ext := h.handle + "/" + sku
@@ -395,6 +414,18 @@ func (c *shopifyColumns) options(row []string, names [3]string) []Attribute {
 		out = append(out, Attribute{Attribute: name, Detail: value})
 	}
 	return out
+}
+
+// optionValues is a variant's option values as one key.
+func optionValues(opts []Attribute) string {
+	var b strings.Builder
+	for _, o := range opts {
+		b.WriteString(o.Attribute)
+		b.WriteByte(0)
+		b.WriteString(o.Detail)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // metafieldAttributes are the product's metafields (values, from its first
