@@ -145,3 +145,16 @@ func TestImportReadsPastAByteOrderMark(t *testing.T) {
 		t.Fatalf("import after a BOM: %+v %v", res, err)
 	}
 }
+
+// A file nested thousands of levels deep is refused with a message of a
+// line, not one that names every level.
+func TestImportRefusesDeepNestingBriefly(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Acme Retail")
+	file := `{"products": [{"sku": "A", "foo": ` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}]}`
+	_, err := Import(app, org, strings.NewReader(file), Options{})
+	ce := asCatalogError(t, err)
+	if msg := ce.Error(); !strings.Contains(msg, "exceeded max depth") || !strings.Contains(msg, "levels…") || len(msg) > 300 {
+		t.Errorf("got %d characters: %.400s", len(msg), msg)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -140,11 +141,20 @@ func jsonKindName(k jsontext.Kind) string {
 	return ""
 }
 
+// maxPathTokens bounds the levels an error's path names: the first and
+// the last halves of them.
+const maxPathTokens = 16
+
 // pathOf renders a JSON pointer as the path users read:
 // "/products/17/attributes/2" is "products[17].attributes[2]".
 func pathOf(p jsontext.Pointer) string {
+	tokens := slices.Collect(p.Tokens())
+	if len(tokens) > maxPathTokens { // note: a file nested thousands deep made a message of tens of KB
+		skipped := len(tokens) - maxPathTokens
+		tokens = slices.Concat(tokens[:maxPathTokens/2], []string{fmt.Sprintf("…%d levels…", skipped)}, tokens[len(tokens)-maxPathTokens/2:])
+	}
 	var b strings.Builder
-	for tok := range p.Tokens() {
+	for _, tok := range tokens {
 		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
 			b.WriteString("[" + tok + "]")
 			continue
