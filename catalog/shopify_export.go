@@ -284,8 +284,8 @@ func statusColumns(active bool, mem *shopifyMemory) (status, published string) {
 	if mem == nil || mem.Active == nil || *mem.Active != active {
 		return status, published
 	}
-	if mem.Status != "" {
-		status = mem.Status
+	if mem.Status != nil {
+		status = *mem.Status
 	}
 	if mem.Published != nil {
 		published = *mem.Published

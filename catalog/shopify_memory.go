@@ -28,7 +28,7 @@ type shopifyMemory struct {
 	// Status or Published that is remembered: they are written back only
 	// while it still is.
 	Active    *bool   `json:"active,omitzero"`
-	Status    string  `json:"status,omitzero"`
+	Status    *string `json:"status,omitzero"` // note: "" is a blank cell, kept blank
 	Published *string `json:"published,omitzero"`
 	Category  string  `json:"category,omitzero"`
 	Type      string  `json:"type,omitzero"`
@@ -120,7 +120,7 @@ func (c *shopifyColumns) productMemory(first []string, active bool, categories [
 		members++
 	}
 	status, published := statusColumns(active, nil)
-	if s := cell(first, c.status); s != "" && s != status {
+	if s := cell(first, c.status); c.status >= 0 && s != status {
 		add("status", s)
 	}
 	if s := cell(first, c.published); c.published >= 0 && s != published {

@@ -5,7 +5,7 @@ import "testing"
 // TestStatusColumns: Status and Published come back as imported while the
 // product is as active as it was then, else from whether it is active.
 func TestStatusColumns(t *testing.T) {
-	yes, no, falseCell, empty := true, false, "FALSE", ""
+	yes, no, falseCell, empty, archived := true, false, "FALSE", "", "archived"
 	rows := []struct {
 		name              string
 		active            bool
@@ -15,8 +15,9 @@ func TestStatusColumns(t *testing.T) {
 		{"nothing remembered, active", true, nil, "active", "TRUE"},
 		{"nothing remembered, inactive", false, nil, "draft", "FALSE"},
 		{"active, not published", true, &shopifyMemory{Active: &yes, Published: &falseCell}, "active", "FALSE"},
-		{"archived", false, &shopifyMemory{Active: &no, Status: "archived"}, "archived", "FALSE"},
-		{"archived, active since", true, &shopifyMemory{Active: &no, Status: "archived"}, "active", "TRUE"},
+		{"archived", false, &shopifyMemory{Active: &no, Status: &archived}, "archived", "FALSE"},
+		{"archived, active since", true, &shopifyMemory{Active: &no, Status: &archived}, "active", "TRUE"},
+		{"an empty Status cell, not published", false, &shopifyMemory{Active: &no, Status: &empty}, "", "FALSE"},
 		{"not published, inactive since", false, &shopifyMemory{Active: &yes, Published: &falseCell}, "draft", "FALSE"},
 		{"an empty Published cell", true, &shopifyMemory{Active: &yes, Published: &empty}, "active", ""},
 		{"only other things remembered", false, &shopifyMemory{Category: "Uncategorized"}, "draft", "FALSE"},

@@ -277,3 +277,33 @@ func TestShopifyFormulaCells(t *testing.T) {
 		t.Errorf("read back without the quotes: %+v", mug)
 	}
 }
+
+// A Status cell left blank (Published deciding) is written back blank:
+// Shopify reads a blank Status otherwise than draft.
+func TestShopifyBlankStatusKeptBlank(t *testing.T) {
+	app := newApp(t)
+	org := newOrg(t, app, "Shop")
+	mustImport(t, app, org, "Handle,Title,Variant SKU,Status,Published\nhidden,Hidden,H-1,,FALSE\nshown,Shown,S-1,,TRUE\nnone,None,N-1,,\n",
+		Options{Format: FormatShopifyCSV})
+	ps := byExternalID(t, app, org)
+	if ps["hidden"].Active || !ps["shown"].Active || !ps["none"].Active {
+		t.Errorf("active from Published: %+v", ps)
+	}
+	file := export(t, app, org, FormatShopifyCSV)
+	rows, err := csv.NewReader(bytes.NewReader(file)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, published := slices.Index(rows[0], "Status"), slices.Index(rows[0], "Published")
+	want := map[string][2]string{"hidden": {"", "FALSE"}, "shown": {"", "TRUE"}, "none": {"", ""}}
+	for _, r := range rows[1:] {
+		if w, ok := want[r[0]]; ok && (r[status] != w[0] || r[published] != w[1]) {
+			t.Errorf("%s: Status %q, Published %q; want %q, %q", r[0], r[status], r[published], w[0], w[1])
+		}
+	}
+	before := productsAsStored(t, app, org)
+	if res := mustImport(t, app, org, string(file), Options{Format: FormatShopifyCSV}); res.Unchanged != 3 {
+		t.Errorf("re-import of the export: %+v", res)
+	}
+	sameProducts(t, before, productsAsStored(t, app, org))
+}
