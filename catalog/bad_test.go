@@ -76,7 +76,7 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		{"duplicate sku batches apart", manyProducts(1200, `{"sku": "BULK-3"}`), "products[1200].sku",
 			`duplicate SKU "BULK-3" (also products[3], line 5)`, 1202},
 		{"duplicate externalId batches apart", manyProducts(1200, `{"sku": "X", "externalId": "BULK-7"}`), "products[1200].externalId",
-			`duplicate externalId "BULK-7" (also products[7])`, 1202},
+			`duplicate externalId "BULK-7" (also products[7], line 9)`, 1202},
 		{"sku shared batches after it named a master", manyProducts(1200, `{"sku": "V", "variantMaster": "BULK-5"}, {"sku": "BULK-5", "externalId": "E-X"}`),
 			"products[1200].variantMaster", `SKU "BULK-5" is shared by several products`, 1202},
 		{"a stored product matched batches apart", strings.Replace(manyProducts(1200, `{"sku": "MUG-X", "externalId": "ERP-9"}`),

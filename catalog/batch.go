@@ -78,11 +78,11 @@ func (im *importer) placeExternalID(b *batchKeys, k int) (*StoredProduct, error)
 		return nil, nil
 	}
 	if first, dup := b.exts[ext]; dup {
-		return nil, duplicateExternalID(q.index, q.line, ext, im.batch[first].index)
+		return nil, duplicateExternalID(q.index, q.line, ext, im.batch[first].index, im.batch[first].line)
 	}
 	for _, r := range b.byExt[ext] {
 		if fp, ok := im.seen[r.ID]; ok && fp.hasExternalID {
-			return nil, duplicateExternalID(q.index, q.line, ext, int(fp.index))
+			return nil, duplicateExternalID(q.index, q.line, ext, int(fp.index), int(fp.line))
 		}
 	}
 	b.exts[ext] = k
@@ -185,8 +185,8 @@ func (im *importer) noteOtherHolders(b *batchKeys, k int, sp *StoredProduct, sto
 	}
 }
 
-func duplicateExternalID(i, line int, ext string, first int) error {
-	return &Error{Path: fieldPath(i, "externalId"), Line: line, Msg: fmt.Sprintf("duplicate externalId %q (also products[%d])", ext, first)}
+func duplicateExternalID(i, line int, ext string, first, firstLine int) error {
+	return &Error{Path: fieldPath(i, "externalId"), Line: line, Msg: fmt.Sprintf("duplicate externalId %q (also products[%d], line %d)", ext, first, firstLine)}
 }
 
 // firstHolder is the file's first product with sku so far: one written

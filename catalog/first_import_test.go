@@ -30,9 +30,9 @@ func TestFirstImportChecksAcrossBatches(t *testing.T) {
 	}{
 		{"duplicate sku", `{"sku": "A"}`, `{"sku": "A"}`, fmt.Sprintf("products[%d].sku", batchSize+11), `duplicate SKU "A" (also products[0], line 2)`},
 		{"duplicate externalId", `{"sku": "A", "externalId": "E"}`, `{"sku": "B", "externalId": "E"}`,
-			fmt.Sprintf("products[%d].externalId", batchSize+11), `duplicate externalId "E" (also products[0])`},
+			fmt.Sprintf("products[%d].externalId", batchSize+11), `duplicate externalId "E" (also products[0], line 2)`},
 		{"a filler's externalId", `{"sku": "A"}`, `{"sku": "B", "externalId": "FILL-3"}`,
-			fmt.Sprintf("products[%d].externalId", batchSize+11), `duplicate externalId "FILL-3" (also products[4])`},
+			fmt.Sprintf("products[%d].externalId", batchSize+11), `duplicate externalId "FILL-3" (also products[4], line 6)`},
 		{"shared sku naming a master", `{"sku": "S", "externalId": "E1"}`, `{"sku": "S", "externalId": "E2"}, {"sku": "V", "variantMaster": "S"}`,
 			fmt.Sprintf("products[%d].variantMaster", batchSize+12), `SKU "S" is shared by several products`},
 		{"master is a variant", `{"sku": "M", "variantMaster": "FILL-0"}`, `{"sku": "V", "variantMaster": "M"}`,
