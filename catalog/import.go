@@ -80,6 +80,9 @@ func Import(app core.App, org enrichment.Org, r io.Reader, opts Options) (Result
 	var res Result
 	err := app.RunInTransaction(func(txApp core.App) error {
 		s, t := store.New(txApp), &tables{app: txApp}
+		if err := t.TakeWriteLock(); err != nil {
+			return err
+		}
 		ok, err := s.Accounts().OrgExists(org)
 		if err != nil {
 			return err

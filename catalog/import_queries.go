@@ -9,6 +9,7 @@ import (
 
 	"github.com/catalog-enrichment/enrichment/enrichment"
 	"github.com/catalog-enrichment/enrichment/internal/sqlparts"
+	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/catalog-enrichment/enrichment/store"
 	"github.com/pocketbase/dbx"
 )
@@ -309,6 +310,20 @@ func (s *tables) upsertRow(org enrichment.Org, table string, id int64, values db
 		return 0, fmt.Errorf("insert into %s: %w", table, err)
 	}
 	return id, nil
+}
+
+// TakeWriteLock makes the transaction SQLite's writer before it reads
+// anything: a statement that writes (and changes nothing) waits its turn
+// for the write lock, up to the busy timeout. note: an import that read
+// first and wrote later was refused ("database is locked (517)",
+// SQLITE_BUSY_SNAPSHOT) whenever the server beside it committed in
+// between, and no waiting mends that; the server's writers now wait for
+// the import instead, as they did once it had written.
+func (s *tables) TakeWriteLock() error {
+	if _, err := s.db().NewQuery("DELETE FROM {{" + schema.ChangesHorizonTable + "}} WHERE 0").Execute(); err != nil {
+		return fmt.Errorf("wait for the database's write lock: %w", err)
+	}
+	return nil
 }
 
 // WithoutMemoryMap runs fn with the store's connection reading the

@@ -5,6 +5,7 @@ package dbversion
 import (
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -20,12 +21,39 @@ type sharedHeader struct {
 // headerBytes is both copies of the header.
 const headerBytes = 2 * 48
 
-func mapHeader(path string) (*sharedHeader, error) {
+// shmFiles holds, by path, the descriptor of each -shm file mapped, open
+// for the life of the process. note: never closed, because closing any
+// descriptor of a file drops every POSIX lock this process holds on it,
+// SQLite's own included: the shared lock that tells other processes the
+// -shm is in use, and the WAL's read marks. With them gone, the next
+// process to open the database (an import beside the server) took the
+// -shm for abandoned and cleared it under the server, whose reads then
+// failed with SQLITE_IOERR_IN_PAGE ("disk I/O error (8714)").
+var (
+	shmFilesMu sync.Mutex
+	shmFiles   = map[string]*os.File{}
+)
+
+// shmFile is the process's one descriptor of the -shm file at path.
+func shmFile(path string) (*os.File, error) {
+	shmFilesMu.Lock()
+	defer shmFilesMu.Unlock()
+	if f := shmFiles[path]; f != nil {
+		return f, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close() // note: the map outlives the descriptor
+	shmFiles[path] = f
+	return f, nil
+}
+
+func mapHeader(path string) (*sharedHeader, error) {
+	f, err := shmFile(path)
+	if err != nil {
+		return nil, err
+	}
 	if st, err := f.Stat(); err != nil || st.Size() < headerBytes {
 		return nil, fmt.Errorf("map %s: no WAL-index header", path)
 	}
