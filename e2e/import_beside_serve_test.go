@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -100,5 +102,41 @@ func TestImportBesideServe(t *testing.T) {
 	}
 	if out := srv.output(); strings.Contains(out, "8714") || strings.Contains(out, "database is locked") {
 		t.Errorf("the server's output: %s", tail(out))
+	}
+}
+
+// TestWritesWaitForTheLock: a write that finds the database's write lock
+// held by another process (a long import, here a plain transaction) waits
+// for it and then succeeds, rather than failing when SQLite's busy timeout
+// ends: PocketBase tries such a write again, for about two minutes.
+func TestWritesWaitForTheLock(t *testing.T) {
+	dir := t.TempDir()
+	var org struct{ ID int64 }
+	cliJSON(t, dir, &org, "org", "create", "--name", "Busy", "--json")
+	cli(t, dir, "import", "--org", fmt.Sprint(org.ID), filepath.Join("..", "catalog", "testdata", "good.json"))
+	var key struct{ Key string }
+	cliJSON(t, dir, &key, "apikey", "create", "--org", fmt.Sprint(org.ID), "--scopes", "catalog:read,catalog:submit", "--json")
+	srv := startServe(t, dir)
+	defer srv.stop()
+
+	holder, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "data.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	tx, err := holder.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("DELETE FROM organizations WHERE 0"); err != nil { // note: takes the write lock
+		t.Fatal(err)
+	}
+	const held = 12 * time.Second // past the busy timeout of 10 s
+	released := time.AfterFunc(held, func() { tx.Rollback() })
+	defer released.Stop()
+	start := time.Now()
+	a := send(http.MethodPost, srv.base+"/api/enrichment/products/submissions", key.Key, []byte(`{"items": [{"sku": "TEE-1", "name": "Waited"}]}`))
+	if a.status != http.StatusOK || !strings.Contains(string(a.body), `"CREATED"`) || time.Since(start) < held {
+		t.Errorf("a submission while another process held the write lock for %s: %d after %s: %s", held, a.status, time.Since(start), a.body)
 	}
 }
