@@ -3,6 +3,8 @@ package dbversion_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -153,5 +155,37 @@ func BenchmarkVersion(b *testing.B) {
 		if _, err := w.Version(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A database closed by every connection and opened again gets a new -shm
+// file: a watcher then maps that one, not the descriptor the process kept
+// of the old (which must stay open while SQLite uses it: closing any
+// descriptor of a file drops the process's locks on it).
+func TestWatcherFollowsANewSharedMemoryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.db")
+	first := openDB(t, path)
+	if _, err := first.Exec("CREATE TABLE t (v INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	w := dbversion.New(func() *sql.DB { return first }, path)
+	version(t, w)
+	w.Close()
+	first.Close()
+	if err := os.Remove(path + "-shm"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	again := openDB(t, path)
+	w = dbversion.New(func() *sql.DB { return again }, path)
+	defer w.Close()
+	v0 := version(t, w)
+	if !w.Mapped() {
+		t.Fatal("the new -shm file is not mapped")
+	}
+	if _, err := again.Exec("INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if version(t, w) == v0 {
+		t.Fatal("a commit after the database was opened again did not change the version")
 	}
 }

@@ -34,12 +34,21 @@ var (
 	shmFiles   = map[string]*os.File{}
 )
 
-// shmFile is the process's one descriptor of the -shm file at path.
+// shmFile is the process's one descriptor of the -shm file at path. A
+// descriptor of a file that path no longer names (SQLite deleted the -shm
+// when the last connection closed, and a later one made another) is
+// replaced: its locks are on a file SQLite no longer uses.
 func shmFile(path string) (*os.File, error) {
 	shmFilesMu.Lock()
 	defer shmFilesMu.Unlock()
 	if f := shmFiles[path]; f != nil {
-		return f, nil
+		held, errHeld := f.Stat()
+		now, errNow := os.Stat(path)
+		if errHeld == nil && errNow == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+		delete(shmFiles, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
