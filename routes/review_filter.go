@@ -62,10 +62,12 @@ func filterValues(filter map[string]any, errs validation.Errors) url.Values {
 // validateFilter checks a group decision by filter: a rejection, with no
 // list of decisions beside it.
 func (r decisionsRequest) validateFilter(errs validation.Errors) {
-	if len(r.Decisions) > 0 {
+	// note: given at all, an empty list or false included: the request
+	// meant something else, and a filter's rejection is not to be guessed
+	if r.Decisions != nil {
 		errs["decisions"] = validation.NewError("validation_not_both", "must not be given with filter")
 	}
-	if r.StopOnFailure {
+	if r.StopOnFailure != nil {
 		errs["stopOnFailure"] = validation.NewError("validation_list_only", "applies to a list of decisions, not to a filter")
 	}
 	if r.Status != enrichment.StatusRejected {

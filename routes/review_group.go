@@ -94,12 +94,17 @@ func readIDList(raw string) ([]int64, error) {
 // filters select (review_filter.go).
 type decisionsRequest struct {
 	Decisions     []groupDecision `json:"decisions"`
-	StopOnFailure bool            `json:"stopOnFailure"` // a refusal stops the rest, which are skipped
+	StopOnFailure *bool           `json:"stopOnFailure"` // a refusal stops the rest, which are skipped
 	// the queue's filter parameters, by name; with Status, Reason and Comment
 	Filter  map[string]any `json:"filter"`
 	Status  string         `json:"status"`
 	Reason  *string        `json:"reason"`
 	Comment *string        `json:"comment"`
+}
+
+// stopOnFailure is the request's stopOnFailure, false when not given.
+func (r decisionsRequest) stopOnFailure() bool {
+	return r.StopOnFailure != nil && *r.StopOnFailure
 }
 
 // groupDecision is the decision on one revision: the fields a records API
@@ -248,12 +253,12 @@ func reviewDecisions(e *core.RequestEvent) error {
 				results = append(results, decisionResult{ID: string(d.ID), Outcome: outcomeRefused, Error: router.NewNotFoundError("", nil)})
 			}
 		default:
-			if results, err = decideRun(e, org, run, req.StopOnFailure); err != nil {
+			if results, err = decideRun(e, org, run, req.stopOnFailure()); err != nil {
 				return internalError(e, "decide a group", err)
 			}
 		}
 		out.add(results)
-		stopped = out.Refused > 0 && req.StopOnFailure
+		stopped = out.Refused > 0 && req.stopOnFailure()
 	}
 	return e.JSON(http.StatusOK, out)
 }
