@@ -70,20 +70,14 @@ func Outcomes(r Recorded) (fields, attributes FieldOutcomes) {
 }
 
 // attributesOutcome is the attributes field's state on an acceptance:
-// applied when every proposed attribute that was not superseded was
-// applied (overwritten when an import replaced one since), not_applied
-// when none was, partly_applied otherwise.
+// applied when every proposed attribute was applied or corrected
+// (overwritten when an import replaced one since), not_applied when none
+// was, partly_applied otherwise: a superseded attribute is one not applied.
 func attributesOutcome(attributes FieldOutcomes, applied int, overwritten bool) string {
-	decided := 0
-	for _, a := range attributes {
-		if a.Outcome != OutcomeSuperseded {
-			decided++
-		}
-	}
 	switch {
 	case applied == 0:
 		return OutcomeNotApplied
-	case applied < decided:
+	case applied < len(attributes):
 		return OutcomePartlyApplied
 	case overwritten:
 		return OutcomeOverwritten

@@ -64,7 +64,7 @@ func TestFieldDecisionsSeenByTheVendor(t *testing.T) {
 		t.Fatalf("decision: %s", got)
 	}
 	it = item(older)
-	sameJSON(t, "decided fields", it["fields"], `{"name":"not_applied","attributes":"applied"}`)
+	sameJSON(t, "decided fields", it["fields"], `{"name":"not_applied","attributes":"partly_applied"}`)
 	sameJSON(t, "decided attributes", it["attributes"], `{"Color":"superseded","Size":"corrected"}`)
 	sameJSON(t, "corrections", it["corrections"], `{"attributes.Size":"45"}`)
 	sameJSON(t, "reasons per field", it["fieldReasons"], `{"name":"inaccurate"}`)
