@@ -160,6 +160,23 @@ func TestUpgradeFromVersion3(t *testing.T) {
 		}
 		after[name] = v
 	}
+	// a rolled-back revision's closedAt is now its rollback's moment (Version
+	// 3 kept the decision's): the vendor polling by since sees the rollback
+	reverted := read(fmt.Sprintf("%srevisions/records/%d", records, auto[2]), su).(map[string]any)
+	itemOf := func(page any) map[string]any {
+		for _, it := range page.(map[string]any)["items"].([]any) {
+			if item := it.(map[string]any); fmt.Sprint(item["id"]) == fmt.Sprint(auto[2]) {
+				return item
+			}
+		}
+		t.Fatalf("revision %d is not listed: %v", auto[2], page)
+		return nil
+	}
+	if item := itemOf(after["revisions"]); item["status"] != "reverted" || reverted["closedAt"] != reverted["revertedAt"] ||
+		!sameInstant(fmt.Sprint(item["closedAt"]), fmt.Sprint(reverted["revertedAt"])) {
+		t.Errorf("the rolled-back revision after the upgrade: %v (its record's closedAt %v, revertedAt %v)", item, reverted["closedAt"], reverted["revertedAt"])
+	}
+	delete(itemOf(before["revisions"]), "closedAt")
 	// the measurement and state are computed again; every other field is kept
 	recomputed := []string{"measuredPrecision", "measuredReviewed", "state", "stateReason", "stateChangedAt", "updated"}
 	for _, name := range recomputed {
@@ -259,4 +276,20 @@ func withoutKeys(m map[string]any, keys []string) map[string]any {
 		delete(out, k)
 	}
 	return out
+}
+
+// sameInstant tells whether two times, as the API (ISO 8601) and the
+// records API ("2006-01-02 15:04:05.000Z") write them, are one moment.
+func sameInstant(a, b string) bool {
+	parse := func(s string) (time.Time, bool) {
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.000Z"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	}
+	ta, okA := parse(a)
+	tb, okB := parse(b)
+	return okA && okB && ta.Equal(tb)
 }

@@ -3,6 +3,7 @@ package routes_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -164,6 +165,17 @@ func TestRollbackAccessAndInput(t *testing.T) {
 	}
 	if by := rec.GetString("revertedBy"); by != reviewer.Id || rec.GetDateTime("revertedAt").IsZero() {
 		t.Errorf("revertedBy %q, revertedAt %v; want the reviewer's id %s", by, rec.GetDateTime("revertedAt"), reviewer.Id)
+	}
+	// reverted is the revision's final state: closedAt is its moment, so the
+	// vendor polling by since after the decision sees the rollback
+	reverted, decided := rec.GetDateTime("revertedAt"), rec.GetDateTime("reviewedAt")
+	if !rec.GetDateTime("closedAt").Equal(reverted) || !decided.Before(reverted) {
+		t.Errorf("closedAt %v, reviewedAt %v, revertedAt %v", rec.GetDateTime("closedAt"), decided, reverted)
+	}
+	afterDecision := url.QueryEscape(decided.Time().Add(time.Millisecond).Format(time.RFC3339Nano))
+	if res := request(h, http.MethodGet, revisionsURL+"?since="+afterDecision, f.A.Keys["both"], ""); !strings.Contains(res.Body.String(), `"id":`+ofA+`,`) ||
+		!strings.Contains(res.Body.String(), `"status":"reverted"`) {
+		t.Errorf("the vendor's revisions since the decision: %s", res.Body)
 	}
 }
 

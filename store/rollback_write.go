@@ -53,7 +53,8 @@ func (s *Review) revertChunk(org enrichment.Org, rows []rollbackRow, memo map[st
 	}
 	ids := make([]int64, len(outcomes))
 	deltas := metricDeltas{}
-	mark := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'reverted', [[revertedAt]] = {:now},
+	// note: closedAt moves too, reverted being the revision's final state
+	mark := s.db().NewQuery(`UPDATE {{` + schema.Revisions + `}} SET [[status]] = 'reverted', [[revertedAt]] = {:now}, [[closedAt]] = {:now},
 		[[revertedBy]] = {:who}, [[revertedFields]] = {:fields}, [[revertedAttributes]] = {:attrs}, [[decisionMask]] = {:mask},
 		[[updated]] = {:now} WHERE [[id]] = {:id} AND [[organization]] = {:org} AND [[status]] = 'accepted'`).Prepare()
 	defer mark.Close()
