@@ -293,4 +293,10 @@ func TestAgentArgumentsReadAsTheSchemasSay(t *testing.T) {
 	if len(found.Items) != 1 || found.Items[0].SKU != "SKU-1" {
 		t.Errorf("skus with null arguments beside: %+v", found.Items)
 	}
+	// a name spelled with an escape is the same name
+	escaped := json.RawMessage(`{"items": [{"sku": "SKU-1", "name": "Escaped"}], "dry\u0052un": true}`)
+	dry := call[struct{ Results []result }](t, session, schemas, agents.ToolPropose, escaped).Results
+	if len(dry) != 1 || dry[0].Status != "CREATED" || dry[0].RevisionID != nil || countRevisions(t, s) != 0 {
+		t.Errorf("a dry run named with an escape: %+v, %d revisions stored", dry, countRevisions(t, s))
+	}
 }

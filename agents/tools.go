@@ -342,9 +342,11 @@ func (t tool) arguments(raw json.RawMessage) (map[string]json.RawMessage, []byte
 	if raw[0] != '{' {
 		return nil, nil, notObject
 	}
-	if !bytes.Contains(raw, []byte(`"`+t.body+`"`)) {
+	if !bytes.Contains(raw, []byte(`"`+t.body+`"`)) && !bytes.Contains(raw, []byte(`\u`)) {
 		// note: the usual case, and the SDK has checked that raw is JSON:
-		// passed on without another reading of a batch of up to 16 MiB
+		// passed on without another reading of a batch of up to 16 MiB.
+		// A \u escape may spell the name ("dry\u0052un"), so its arguments
+		// are read member by member
 		return args, raw, nil
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(raw))
