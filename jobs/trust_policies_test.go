@@ -59,12 +59,19 @@ func TestTrustPolicyRecords(t *testing.T) {
 		}
 	}
 
-	// a reviewer's create without the organization is told what is missing
-	for _, body := range []string{fmt.Sprintf(`{"apiClient":"%d","fields":["name"]}`, a.Clients["both"]),
-		fmt.Sprintf(`{"organization":"","apiClient":"%d","fields":["name"]}`, a.Clients["both"])} {
-		if rec := w.send(http.MethodPost, records, body); rec.Code != 400 ||
-			!strings.Contains(rec.Body.String(), `"organization":{"code":"validation_required"`) {
-			t.Errorf("a create without the organization: %d %s", rec.Code, rec.Body)
+	// a reviewer's create without the organization is told what is missing,
+	// through the collection's name or its id
+	policies, err := w.app.FindCollectionByNameOrId("trust_policies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{records, "/api/collections/" + policies.Id + "/records"} {
+		for _, body := range []string{fmt.Sprintf(`{"apiClient":"%d","fields":["name"]}`, a.Clients["both"]),
+			fmt.Sprintf(`{"organization":"","apiClient":"%d","fields":["name"]}`, a.Clients["both"])} {
+			if rec := w.send(http.MethodPost, url, body); rec.Code != 400 ||
+				!strings.Contains(rec.Body.String(), `"organization":{"code":"validation_required"`) {
+				t.Errorf("a create without the organization at %s: %d %s", url, rec.Code, rec.Body)
+			}
 		}
 	}
 

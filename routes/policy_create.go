@@ -1,8 +1,6 @@
 package routes
 
 import (
-	"net/http"
-
 	"github.com/catalog-enrichment/enrichment/schema"
 	validation "github.com/pocketbase/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
@@ -14,11 +12,10 @@ import (
 // collection's create rule needs it named, and PocketBase checks that rule
 // before any record hook runs, answering only "Failed to create record.".
 func policyOrganizationNamed() *hook.Handler[*core.RequestEvent] {
-	const path = "/api/collections/" + schema.TrustPolicies + "/records"
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "enrichmentPolicyOrganizationNamed",
 		Func: func(e *core.RequestEvent) error {
-			if e.Request.Method != http.MethodPost || e.Request.URL.Path != path || e.Auth == nil ||
+			if !onCollectionRoute(e, "POST /api/collections/{collection}/records", schema.TrustPolicies) || e.Auth == nil ||
 				e.Auth.Collection().Name != schema.Reviewers {
 				return e.Next()
 			}

@@ -1,9 +1,6 @@
 package routes
 
 import (
-	"net/http"
-	"strings"
-
 	"github.com/catalog-enrichment/enrichment/schema"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -18,16 +15,7 @@ func reviewerEmailChangeRefused() *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "enrichmentReviewerEmailChangeRefused",
 		Func: func(e *core.RequestEvent) error {
-			if e.Request.Method != http.MethodPost {
-				return e.Next()
-			}
-			rest, found := strings.CutPrefix(e.Request.URL.Path, "/api/collections/")
-			named, changes := strings.CutSuffix(rest, "/request-email-change")
-			if !found || !changes || strings.Contains(named, "/") {
-				return e.Next()
-			}
-			// note: the route takes the collection's id as well as its name
-			if c, err := e.App.FindCachedCollectionByNameOrId(named); err != nil || c.Name != schema.Reviewers {
+			if !onCollectionRoute(e, "POST /api/collections/{collection}/request-email-change", schema.Reviewers) {
 				return e.Next()
 			}
 			return e.ForbiddenError("A reviewer's email is changed by a superuser, in the dashboard.", nil)
