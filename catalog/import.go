@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json/jsontext"
 	"errors"
 	"fmt"
@@ -186,4 +188,17 @@ func (o Options) stamp() string {
 		return store.FormatTime(time.Now())
 	}
 	return store.FormatTime(o.Now())
+}
+
+// utf8BOM starts the files that spreadsheets save as "CSV UTF-8", and
+// those of some Windows editors.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// withoutBOM is r past a UTF-8 byte-order mark, if it starts with one.
+func withoutBOM(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM)) // note: cannot fail after a Peek of as many bytes
+	}
+	return br
 }

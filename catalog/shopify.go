@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -24,19 +22,6 @@ import (
 // variants and 250 images a product), so that a file whose rows all share
 // one handle cannot hold the import's memory.
 const maxHandleRows = 10_000
-
-// utf8BOM starts the files that spreadsheets save as "CSV UTF-8", and
-// those of some Windows editors.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
-// withoutBOM is r past a UTF-8 byte-order mark, if it starts with one.
-func withoutBOM(r io.Reader) io.Reader {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
-		_, _ = br.Discard(len(utf8BOM)) // note: cannot fail after a Peek of as many bytes
-	}
-	return br
-}
 
 // shopifyRow is one row of the file (the cells the import reads, see
 // shopifyColumns.project), the line it starts on and, on a handle's first
